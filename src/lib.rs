@@ -1,0 +1,18 @@
+//! urltree turns a stream of crawled HTML pages into a stream of clean article text, learning each
+//! site's template from the stream itself with the URL Tree of Sluban & Grčar (CIKM 2013).
+//!
+//! The pure algorithm, free of I/O:
+//! - [`urlkey`]: the normalized URL key, registrable domain and branch of a page;
+//! - [`blocks`]: the page's text blocks from one streaming pass of lol_html;
+//! - [`tree`]: node ids, fingerprints, the paper's heuristics and retention;
+//! - [`eval`]: word-LCS and bag-of-words scoring and evaluation reports.
+//!
+//! The edges:
+//! - [`record`]: the JSON records read and written;
+//! - [`state`]: RocksDB storage of the tree, one atomic write per batch;
+//! - [`engine`]: the per-page pipeline wiring the above;
+//! - [`config`]: typed, defaulted, validated configuration;
+//! - [`local`]: local files in and out; [`corpus`]: gold corpora and evaluation runs;
+//!   [`bench`]: the throughput benchmark.
+
+pub mod urlkey;
