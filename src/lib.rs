@@ -15,4 +15,5 @@
 //! - [`local`]: local files in and out; [`corpus`]: gold corpora and evaluation runs;
 //!   [`bench`]: the throughput benchmark.
 
+pub mod blocks;
 pub mod urlkey;

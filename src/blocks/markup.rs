@@ -1,0 +1,258 @@
+//! Markup between text nodes: names the start and end tags in a run of input bytes that the HTML
+//! parser reported no text in.
+//!
+//! The tokenizer lets lol_html decide what is text (including the raw-text rules of `script`,
+//! `style`, `textarea`, ...) and reports each text node with its source range. Whatever lies
+//! between two text nodes is markup: tags, comments, doctypes, bogus comments. This module lexes
+//! such a run following the HTML tokenizer states for tags and comments, so tag names are read
+//! straight from the input without allocating and without a per-element callback from the parser.
+
+use memchr::memchr;
+
+/// One tag found in a markup run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TagToken<'a> {
+    /// True for an end tag (`</name>`).
+    pub end: bool,
+    /// The tag name as written (any case).
+    pub name: &'a [u8],
+    /// True when the tag ends with `/>`.
+    pub self_closing: bool,
+}
+
+/// Byte classes of the tag lexer, as bit flags.
+const SPACE: u8 = 1;
+const SLASH: u8 = 2;
+const GT: u8 = 4;
+const EQ: u8 = 8;
+/// Ends a tag name.
+const NAME_END: u8 = SPACE | SLASH | GT;
+/// Ends an attribute name.
+const ATTR_NAME_END: u8 = SPACE | SLASH | GT | EQ;
+/// Ends an unquoted attribute value.
+const UNQUOTED_END: u8 = SPACE | GT;
+
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'\t' as usize] = SPACE;
+    t[b'\n' as usize] = SPACE;
+    t[0x0c] = SPACE;
+    t[b'\r' as usize] = SPACE;
+    t[b' ' as usize] = SPACE;
+    t[b'/' as usize] = SLASH;
+    t[b'>' as usize] = GT;
+    t[b'=' as usize] = EQ;
+    t
+};
+
+#[inline(always)]
+fn class(b: u8) -> u8 {
+    CLASS[b as usize]
+}
+
+/// Index of the first byte at or after `from` whose class intersects `mask`, or `run.len()`.
+#[inline(always)]
+fn skip_until(run: &[u8], from: usize, mask: u8) -> usize {
+    let mut j = from;
+    while j < run.len() && class(run[j]) & mask == 0 {
+        j += 1;
+    }
+    j
+}
+
+/// Index of the first non-space byte at or after `from`, or `run.len()`.
+#[inline(always)]
+fn skip_spaces(run: &[u8], from: usize) -> usize {
+    let mut j = from;
+    while j < run.len() && class(run[j]) == SPACE {
+        j += 1;
+    }
+    j
+}
+
+/// Index of the first `needle` at or after `from`: a short scan first (attribute values are
+/// mostly short), then memchr.
+#[inline(always)]
+fn find_byte(run: &[u8], from: usize, needle: u8) -> Option<usize> {
+    let end = run.len().min(from + 24);
+    let mut j = from;
+    while j < end {
+        if run[j] == needle {
+            return Some(j);
+        }
+        j += 1;
+    }
+    memchr(needle, run.get(end..)?).map(|p| end + p)
+}
+
+/// Calls `on_tag` for every complete start and end tag in `run`, in order. Comments, doctypes,
+/// processing instructions and bogus comments are skipped; a tag cut off by the end of `run` is
+/// ignored (as HTML ignores a tag cut off by the end of the file).
+pub(crate) fn scan_markup<'a>(run: &'a [u8], mut on_tag: impl FnMut(TagToken<'a>)) {
+    let n = run.len();
+    let mut i = 0;
+    while i < n {
+        // Tags are mostly adjacent: look at the next byte before searching.
+        let lt = if run[i] == b'<' {
+            i
+        } else {
+            match memchr(b'<', &run[i..]) {
+                Some(p) => i + p,
+                None => return,
+            }
+        };
+        let next = run.get(lt + 1).copied();
+        i = match next {
+            Some(c) if c.is_ascii_alphabetic() => match lex_tag(run, lt + 1) {
+                Some((after, name, self_closing)) => {
+                    on_tag(TagToken {
+                        end: false,
+                        name,
+                        self_closing,
+                    });
+                    after
+                }
+                None => return,
+            },
+            Some(b'/') => match run.get(lt + 2).copied() {
+                Some(c) if c.is_ascii_alphabetic() => match lex_tag(run, lt + 2) {
+                    Some((after, name, _)) => {
+                        on_tag(TagToken {
+                            end: true,
+                            name,
+                            self_closing: false,
+                        });
+                        after
+                    }
+                    None => return,
+                },
+                Some(b'>') => lt + 3,
+                _ => skip_past_gt(run, lt + 2),
+            },
+            Some(b'!') => {
+                if run[lt + 2..].starts_with(b"--") {
+                    comment_end(run, lt + 4)
+                } else {
+                    skip_past_gt(run, lt + 2)
+                }
+            }
+            Some(b'?') => skip_past_gt(run, lt + 2),
+            _ => lt + 1,
+        };
+    }
+}
+
+/// Index just past the next `>` at or after `from`, or the end of `run`.
+#[inline]
+fn skip_past_gt(run: &[u8], from: usize) -> usize {
+    match run.get(from..).and_then(|rest| memchr(b'>', rest)) {
+        Some(p) => from + p + 1,
+        None => run.len(),
+    }
+}
+
+/// Index just past the end of a comment whose content starts at `from` (after `<!--`).
+fn comment_end(run: &[u8], from: usize) -> usize {
+    let rest = run.get(from..).unwrap_or_default();
+    if rest.starts_with(b">") {
+        return from + 1; // `<!-->`
+    }
+    if rest.starts_with(b"->") {
+        return from + 2; // `<!--->`
+    }
+    let mut at = from;
+    while let Some(p) = run.get(at..).and_then(|r| memchr(b'>', r)) {
+        let gt = at + p;
+        let body = &run[from..gt];
+        if body.ends_with(b"--") || body.ends_with(b"--!") {
+            return gt + 1;
+        }
+        at = gt + 1;
+    }
+    run.len()
+}
+
+/// Lexes a tag whose name starts at `start`; returns (index past `>`, name, self-closing), or None
+/// when the tag is not closed within `run`.
+fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool)> {
+    let mut j = skip_until(run, start, NAME_END);
+    let name = &run[start..j];
+    loop {
+        // Before attribute name.
+        j = skip_spaces(run, j);
+        match run.get(j).copied()? {
+            b'>' => return Some((j + 1, name, false)),
+            b'/' => {
+                j += 1;
+                if run.get(j) == Some(&b'>') {
+                    return Some((j + 1, name, true));
+                }
+                continue;
+            }
+            _ => {}
+        }
+        // Attribute name (its first character may be anything, even `=` or a quote).
+        j = skip_until(run, j + 1, ATTR_NAME_END);
+        // After attribute name.
+        j = skip_spaces(run, j);
+        if run.get(j).copied()? != b'=' {
+            continue;
+        }
+        // Before attribute value.
+        j = skip_spaces(run, j + 1);
+        match run.get(j).copied()? {
+            q @ (b'"' | b'\'') => j = find_byte(run, j + 1, q)? + 1,
+            b'>' => return Some((j + 1, name, false)),
+            _ => j = skip_until(run, j, UNQUOTED_END),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tags(run: &str) -> Vec<(bool, String, bool)> {
+        let mut out = Vec::new();
+        scan_markup(run.as_bytes(), |t| {
+            out.push((
+                t.end,
+                String::from_utf8_lossy(t.name).into_owned(),
+                t.self_closing,
+            ))
+        });
+        out
+    }
+
+    #[test]
+    fn names_start_and_end_tags() {
+        assert_eq!(
+            tags("</p><DIV class=\"a>b\" id='x>' data-x=y>"),
+            vec![(true, "p".into(), false), (false, "DIV".into(), false)]
+        );
+    }
+
+    #[test]
+    fn skips_comments_doctype_and_bogus() {
+        assert_eq!(
+            tags("<!DOCTYPE html><!-- <p> --><!--><!---><?xml x?></ 3><br/></>"),
+            vec![(false, "br".into(), true)]
+        );
+        assert_eq!(tags("<!-- a --!><i>"), vec![(false, "i".into(), false)]);
+    }
+
+    #[test]
+    fn unterminated_tag_is_ignored() {
+        assert_eq!(tags("<p><div class=\"x"), vec![(false, "p".into(), false)]);
+        assert_eq!(tags("<p><div"), vec![(false, "p".into(), false)]);
+    }
+
+    #[test]
+    fn odd_attributes() {
+        assert_eq!(
+            tags("<a =x \"b\"=c d = 'e' f/ g=>h>"),
+            vec![(false, "a".into(), false)]
+        );
+        assert_eq!(tags("<a/ b/>"), vec![(false, "a".into(), true)]);
+    }
+}

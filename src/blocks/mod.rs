@@ -1,0 +1,86 @@
+//! Text blocks of an HTML page (DESIGN §2.4), found in one streaming pass of lol_html.
+//!
+//! A block is the text between any two tags, except that inline tags (`a abbr acronym b bdi bdo
+//! big cite code data del dfn em font i img ins kbd label mark nobr q rp rt ruby s samp small span
+//! strike strong sub sup time tt u var wbr`) do not split it; `<br>` and every other tag, known or
+//! unknown (custom elements too), do. Comments do not split (`foo<!-- -->bar` is "foobar").
+//!
+//! Dropped with their content: comments, `script style noscript template svg math title iframe
+//! textarea select datalist noembed noframes xmp canvas video audio` (not rendered, or rendered
+//! only as fallback or form state). Kept: `head` (its text is normally only a title), `button`,
+//! `object`, and everything else. Visibility set by CSS or attributes (`hidden`) is not seen.
+//!
+//! Entities are decoded with the full HTML5 table, white space runs (including NBSP and all other
+//! Unicode white space) collapse to one space, control characters, U+200B and U+FEFF are removed,
+//! and blocks whose text is empty after trimming are not emitted. Each block carries its identity
+//! hash, its element path and ancestor ordinals, and its link and character counts.
+//!
+//! Parsing is one streaming pass of lol_html with a single document text handler; the markup
+//! between text nodes is lexed for tag names here (see `markup`), and a small model of HTML tree
+//! construction (implied end tags, scopes, a capped open-element stack) keeps paths close to the
+//! browser's DOM on broken markup.
+
+mod hash;
+mod limits;
+mod markup;
+mod open;
+mod tags;
+mod text;
+mod tokenizer;
+
+#[cfg(test)]
+mod tests;
+
+pub use hash::{block_hash, BlockHash};
+pub use limits::ParseLimits;
+pub use tokenizer::{PageStats, Tokenizer};
+
+/// One text block of a page, in document order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    /// Decoded, whitespace-collapsed, trimmed, never empty; no two consecutive spaces. At most
+    /// `ParseLimits::max_block_chars` characters (see `truncated`).
+    pub text: String,
+    /// Block identity ([`block_hash`] of the whole block); `None` exactly when the block has no
+    /// alphabetic character (such a block is never content).
+    pub hash: Option<BlockHash>,
+    /// Element path of the block's container: lower-cased tag names of the open non-inline
+    /// elements when the block's first character appeared, outermost first, joined by '/', e.g.
+    /// "html/body/div/div/p"; only elements present in the markup (no implied `html`/`body`);
+    /// at most `ParseLimits::max_depth` segments (the innermost ones); empty at top level.
+    pub path: String,
+    /// Document-order ordinals (0-based index among the page's start tags) of the elements named
+    /// in `path`, outermost first, at most `ParseLimits::max_ancestors` (the innermost ones).
+    pub ancestors: Vec<u32>,
+    /// Characters of the block's text that were inside `<a>` (a collapsed space counts as link
+    /// text when the white space it replaces began inside `<a>`); `link_chars <= chars`.
+    pub link_chars: u32,
+    /// Characters of the whole block text (also the part cut by truncation).
+    pub chars: u32,
+    /// True when `text` was cut at `ParseLimits::max_block_chars`.
+    pub truncated: bool,
+}
+
+/// Why a page could not be split into blocks.
+#[derive(Debug, thiserror::Error)]
+pub enum BlockError {
+    /// The page is larger than `ParseLimits::max_html_bytes`.
+    #[error("page of {bytes} bytes exceeds the {limit}-byte limit for HTML")]
+    TooLarge {
+        /// Size of the page in bytes.
+        bytes: usize,
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// lol_html needed more memory than `ParseLimits::max_memory_bytes`.
+    #[error("HTML parser exceeded its memory limit of {limit} bytes: {message}")]
+    MemoryLimit {
+        /// The limit in bytes.
+        limit: usize,
+        /// The parser's message.
+        message: String,
+    },
+    /// The HTML parser failed (it does not on any input in practice; kept for completeness).
+    #[error("HTML parser failed: {0}")]
+    Parse(String),
+}

@@ -1,0 +1,229 @@
+//! The stack of open elements: which elements enclose the current text, the element path built
+//! from them, their document-order ordinals, and whether the text is inside a link.
+
+use super::tags::{Tag, TagKey};
+
+/// Longest tag name (in bytes) written into a path segment.
+const MAX_SEGMENT_BYTES: usize = 32;
+
+#[derive(Clone, Copy)]
+struct Entry {
+    key: TagKey,
+    tag: Tag,
+}
+
+#[derive(Clone, Copy)]
+struct Container {
+    /// Byte offset of this element's segment in `OpenElements::path`.
+    seg_start: u32,
+    /// Document-order ordinal of the element.
+    ordinal: u32,
+}
+
+/// Open elements, innermost last. Inline elements are tracked (so end tags match and link text is
+/// known) but only non-inline ones ("containers") form the path.
+#[derive(Default)]
+pub(crate) struct OpenElements {
+    stack: Vec<Entry>,
+    containers: Vec<Container>,
+    /// Segments of all containers, each followed by '/': "html/body/div/".
+    path: String,
+    /// Open `<a>` elements.
+    links: u32,
+    /// Open elements per `key & 255`, so absent names are rejected without a stack walk.
+    counts: Vec<u32>,
+}
+
+impl OpenElements {
+    /// Empties the stack, keeping buffers.
+    pub(crate) fn clear(&mut self) {
+        self.stack.clear();
+        self.containers.clear();
+        self.path.clear();
+        self.links = 0;
+        self.counts.clear();
+        self.counts.resize(256, 0);
+    }
+
+    /// Number of open elements.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// True when the text at this point is inside an `<a>`.
+    #[inline]
+    pub(crate) fn in_link(&self) -> bool {
+        self.links > 0
+    }
+
+    #[inline]
+    fn count_mut(&mut self, key: TagKey) -> Option<&mut u32> {
+        self.counts.get_mut((key & 255) as usize)
+    }
+
+    /// True when an element with this key may be open (false means it certainly is not).
+    #[inline]
+    fn may_contain(&self, key: TagKey) -> bool {
+        self.counts
+            .get((key & 255) as usize)
+            .is_some_and(|&c| c > 0)
+    }
+
+    /// Pushes an element. `name` is its tag name as written (lower-cased into the path).
+    pub(crate) fn push(&mut self, key: TagKey, tag: Tag, name: &[u8], ordinal: u32) {
+        self.stack.push(Entry { key, tag });
+        if let Some(c) = self.count_mut(key) {
+            *c += 1;
+        }
+        if tag == Tag::A {
+            self.links += 1;
+        }
+        if !tag.is_inline() {
+            let seg_start = u32::try_from(self.path.len()).unwrap_or(u32::MAX);
+            self.containers.push(Container { seg_start, ordinal });
+            push_segment(&mut self.path, name);
+        }
+    }
+
+    fn forget(&mut self, e: Entry) {
+        if let Some(c) = self.count_mut(e.key) {
+            *c = c.saturating_sub(1);
+        }
+        if e.tag == Tag::A {
+            self.links = self.links.saturating_sub(1);
+        }
+    }
+
+    /// Pops every element from the top down to and including the one at `index`.
+    pub(crate) fn pop_to(&mut self, index: usize) {
+        while self.stack.len() > index {
+            let Some(e) = self.stack.pop() else { break };
+            self.forget(e);
+            if !e.tag.is_inline() {
+                if let Some(c) = self.containers.pop() {
+                    self.path.truncate(c.seg_start as usize);
+                }
+            }
+        }
+    }
+
+    /// Index of the innermost open element with `key`, searching down from the top and stopping
+    /// (with None) at the first element for which `stop` holds.
+    #[inline]
+    pub(crate) fn find(&self, key: TagKey, stop: impl Fn(Tag) -> bool) -> Option<usize> {
+        if !self.may_contain(key) {
+            return None;
+        }
+        for (i, e) in self.stack.iter().enumerate().rev() {
+            if e.key == key {
+                return Some(i);
+            }
+            if stop(e.tag) {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// Index of the innermost open element whose tag satisfies `want`, stopping at `stop`.
+    #[inline]
+    pub(crate) fn find_tag(
+        &self,
+        want: impl Fn(Tag) -> bool,
+        stop: impl Fn(Tag) -> bool,
+    ) -> Option<usize> {
+        for (i, e) in self.stack.iter().enumerate().rev() {
+            if want(e.tag) {
+                return Some(i);
+            }
+            if stop(e.tag) {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// The tag of the innermost open element.
+    #[inline]
+    pub(crate) fn top(&self) -> Option<Tag> {
+        self.stack.last().map(|e| e.tag)
+    }
+
+    /// Removes an inline element at `index` without popping what is above it (an `<a>` start tag
+    /// closes an open `<a>` this way).
+    pub(crate) fn remove_inline(&mut self, index: usize) {
+        if self.stack.get(index).is_some_and(|e| e.tag.is_inline()) {
+            let e = self.stack.remove(index);
+            self.forget(e);
+        }
+    }
+
+    /// The path of the innermost `max_depth` containers, joined by '/'.
+    pub(crate) fn path(&self, max_depth: usize) -> String {
+        let first = self.containers.len().saturating_sub(max_depth);
+        if max_depth == 0 {
+            return String::new();
+        }
+        let start = self
+            .containers
+            .get(first)
+            .map_or(self.path.len(), |c| c.seg_start as usize);
+        let segs = self.path.get(start..).unwrap_or_default();
+        segs.strip_suffix('/').unwrap_or(segs).to_owned()
+    }
+
+    /// Ordinals of the innermost `max` containers, outermost first.
+    pub(crate) fn ancestors(&self, max: usize) -> Vec<u32> {
+        let first = self.containers.len().saturating_sub(max);
+        self.containers[first..].iter().map(|c| c.ordinal).collect()
+    }
+}
+
+/// Appends `name` ASCII-lower-cased (at most `MAX_SEGMENT_BYTES`; invalid UTF-8 and NUL become
+/// U+FFFD) and a '/'.
+fn push_segment(path: &mut String, name: &[u8]) {
+    let name = &name[..name.len().min(MAX_SEGMENT_BYTES)];
+    let fix = |c: char| match c {
+        '\0' => char::REPLACEMENT_CHARACTER,
+        c => c.to_ascii_lowercase(),
+    };
+    if name.is_ascii() {
+        path.extend(name.iter().map(|&b| fix(char::from(b))));
+    } else {
+        path.extend(String::from_utf8_lossy(name).chars().map(fix));
+    }
+    path.push('/');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tags::{classify, tag_key};
+    use super::*;
+
+    fn push(o: &mut OpenElements, name: &str, ord: u32) {
+        let key = tag_key(name.as_bytes());
+        o.push(key, classify(key).0, name.as_bytes(), ord);
+    }
+
+    #[test]
+    fn path_and_ancestors() {
+        let mut o = OpenElements::default();
+        o.clear();
+        for (i, n) in ["HTML", "body", "div", "span", "p", "a"].iter().enumerate() {
+            push(&mut o, n, i as u32);
+        }
+        assert_eq!(o.path(64), "html/body/div/p");
+        assert_eq!(o.path(2), "div/p");
+        assert_eq!(o.path(0), "");
+        assert_eq!(o.ancestors(16), vec![0, 1, 2, 4]);
+        assert_eq!(o.ancestors(1), vec![4]);
+        assert!(o.in_link());
+        let div = o.find(tag_key(b"div"), |_| false);
+        assert_eq!(div, Some(2));
+        o.pop_to(2);
+        assert_eq!(o.path(64), "html/body");
+        assert!(!o.in_link());
+        assert_eq!(o.find(tag_key(b"p"), |_| false), None);
+    }
+}

@@ -1,0 +1,358 @@
+//! Hand-written pages with exactly known blocks.
+
+use super::super::{block_hash, BlockError, ParseLimits, Tokenizer};
+use super::{check_invariants, split, texts};
+
+const PAGE: &str = r#"<!DOCTYPE html>
+<html lang="en"><head><title>Page title</title><style>p { color: red }</style>
+<script>var x = "<p>not text</p>"; if (a < b) { y(); }</script></head>
+<body>
+<div id="main">
+  <h1>Hello, <em>World</em>!</h1>
+  <p>First &amp; <b>bold</b>   text&nbsp;here
+     &#233;t&eacute;.</p>b
+  <p>Line one<br>Line two</p>
+  <!-- a comment <p>hidden</p> -->
+  <p>Read <a href="/x">the  docs</a> now</p>
+  <ul><li>One<li>Two</ul>
+  <noscript>Enable JS</noscript><template><p>tmpl</p></template><svg><text>svg text</text></svg>
+  <p>2019 | 12:00</p>
+</div>
+</body></html>"#;
+
+#[test]
+fn hand_written_page_exact_blocks() {
+    let blocks = split(PAGE);
+    check_invariants(&blocks, &ParseLimits::default());
+    let got: Vec<(&str, &str, &[u32], u32, u32)> = blocks
+        .iter()
+        .map(|b| {
+            (
+                b.text.as_str(),
+                b.path.as_str(),
+                b.ancestors.as_slice(),
+                b.link_chars,
+                b.chars,
+            )
+        })
+        .collect();
+    // Ordinals: html 0, head 1, title 2, style 3, script 4, body 5, div 6, h1 7, em 8, p 9, b 10,
+    // p 11, br 12, p 13, a 14, ul 15, li 16, li 17, noscript 18, template 19, svg 20, p 21.
+    let expected: Vec<(&str, &str, &[u32], u32, u32)> = vec![
+        ("Hello, World!", "html/body/div/h1", &[0, 5, 6, 7], 0, 13),
+        (
+            "First & bold text here été.",
+            "html/body/div/p",
+            &[0, 5, 6, 9],
+            0,
+            27,
+        ),
+        ("b", "html/body/div", &[0, 5, 6], 0, 1),
+        ("Line one", "html/body/div/p", &[0, 5, 6, 11], 0, 8),
+        ("Line two", "html/body/div/p", &[0, 5, 6, 11], 0, 8),
+        (
+            "Read the docs now",
+            "html/body/div/p",
+            &[0, 5, 6, 13],
+            8,
+            17,
+        ),
+        ("One", "html/body/div/ul/li", &[0, 5, 6, 15, 16], 0, 3),
+        ("Two", "html/body/div/ul/li", &[0, 5, 6, 15, 17], 0, 3),
+        ("2019 | 12:00", "html/body/div/p", &[0, 5, 6, 21], 0, 12),
+    ];
+    assert_eq!(got, expected);
+    assert_eq!(blocks[0].hash, block_hash("hello world"));
+    assert_eq!(blocks[0].hash, block_hash("Hello, World!"));
+    assert_ne!(blocks[0].hash, block_hash("hello there"));
+    assert_eq!(blocks[8].hash, None);
+    assert!(blocks.iter().all(|b| !b.truncated));
+}
+
+#[test]
+fn block_after_closed_paragraph_is_separate() {
+    assert_eq!(texts("<p>a</p>b"), ["a", "b"]);
+    assert_eq!(texts("a<div></div>b"), ["a", "b"]);
+    assert_eq!(texts("a<hr>b"), ["a", "b"]);
+}
+
+#[test]
+fn inline_tags_do_not_split() {
+    for tag in [
+        "a", "abbr", "acronym", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn",
+        "em", "font", "i", "ins", "kbd", "label", "mark", "nobr", "q", "rp", "rt", "ruby", "s",
+        "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var",
+        "SPAN", "Em",
+    ] {
+        let html = format!("<p>x <{tag} class=\"c\">y</{tag}> z</p>");
+        assert_eq!(texts(&html), ["x y z"], "{tag}");
+    }
+    assert_eq!(texts("<p>x<img src=a.png alt=pic>y<wbr>z</p>"), ["xyz"]);
+}
+
+#[test]
+fn other_tags_split() {
+    for tag in [
+        "div",
+        "p",
+        "td",
+        "li",
+        "h2",
+        "section",
+        "button",
+        "my-widget",
+        "o:p",
+        "blink",
+    ] {
+        let html = format!("x<{tag}>y</{tag}>z");
+        assert_eq!(texts(&html), ["x", "y", "z"], "{tag}");
+    }
+    assert_eq!(
+        texts("one<br>two<br/>three</br>four"),
+        ["one", "two", "three", "four"]
+    );
+    assert_eq!(texts("a<input value=x>b"), ["a", "b"]);
+}
+
+#[test]
+fn dropped_content() {
+    let html = "<p>keep</p>\
+        <script>var a = '<p>x</p>';</script>\
+        <style>.a{}</style>\
+        <noscript><p>js off</p></noscript>\
+        <template><p>tmpl</p></template>\
+        <svg viewBox='0 0 1 1'><title>icon</title><text>svg</text></svg>\
+        <math><mi>x</mi></math>\
+        <iframe src=x>frame</iframe>\
+        <textarea>typed &amp; text</textarea>\
+        <select><option>Choose<option>Other</select>\
+        <datalist><option>d</datalist>\
+        <video src=v><p>Your browser does not support video</p></video>\
+        <audio src=a>No audio</audio><canvas>No canvas</canvas>\
+        <!-- comment --><!---->\
+        <p>also kept</p>";
+    assert_eq!(texts(html), ["keep", "also kept"]);
+}
+
+#[test]
+fn foreign_content_edges() {
+    // Self-closing svg does not swallow the rest; nested svg nests.
+    assert_eq!(texts("<p>a<svg/>b</p>"), ["a", "b"]);
+    assert_eq!(texts("<svg><svg><text>x</text></svg>y</svg>z"), ["z"]);
+    assert_eq!(texts("<svg><path/><path d='M0'/></svg>after"), ["after"]);
+    // An HTML tag breaks out of unclosed foreign content, as in browsers.
+    assert_eq!(texts("<svg><text>x</text><p>visible</p>"), ["visible"]);
+    // A select is ended by another select or an input.
+    assert_eq!(texts("<select><option>a<select>b"), ["b"]);
+}
+
+#[test]
+fn comments_do_not_split() {
+    assert_eq!(texts("foo<!-- x -->bar"), ["foobar"]);
+    assert_eq!(texts("foo <!-- <div> --> bar"), ["foo bar"]);
+}
+
+#[test]
+fn entities_and_whitespace() {
+    assert_eq!(
+        texts("<p>&lt;script&gt; &quot;q&quot; &#x27;s&#39; &copy 2020 &AMP; &zzz;</p>"),
+        ["<script> \"q\" 's' © 2020 & &zzz;"]
+    );
+    assert_eq!(texts("<p> \n\t a \u{a0}&nbsp; b\r\n </p>"), ["a b"]);
+    assert_eq!(texts("<p>&nbsp;&#160;\u{3000}</p><p> </p>x"), ["x"]);
+    assert_eq!(texts("<p>a&#0;b&#x1;c</p>"), ["a\u{fffd}bc"]);
+}
+
+#[test]
+fn whitespace_between_inline_elements() {
+    assert_eq!(texts("<p><b>a</b> <i>b</i></p>"), ["a b"]);
+    assert_eq!(texts("<p><b>a</b><i>b</i></p>"), ["ab"]);
+    assert_eq!(texts("<p>a <b> b </b> c</p>"), ["a b c"]);
+}
+
+#[test]
+fn link_chars() {
+    let b = &split("<div><a href=x>Home</a> | <a href=y>News</a></div>")[0];
+    assert_eq!(b.text, "Home | News");
+    assert_eq!((b.link_chars, b.chars), (8, 11));
+    // A new <a> closes an unclosed one; a block-level end tag closes an open <a>.
+    let b = &split("<p><a>one<a>two</p><p>three</p>");
+    assert_eq!((b[0].link_chars, b[0].chars), (6, 6));
+    assert_eq!((b[1].link_chars, b[1].chars), (0, 5));
+    // `</a>` with a block opened inside it: the text after the block's end is not a link.
+    let b = split("<a href=x><div>in</a>out</div>");
+    assert_eq!(
+        (b[0].text.as_str(), b[0].link_chars, b[0].chars),
+        ("inout", 2, 5)
+    );
+}
+
+#[test]
+fn implied_end_tags_keep_paths_right() {
+    let b = split(
+        "<body><p>one<p>two<div>three</div>\
+         <table><tr><td>c1<td>c2<tr><td>c3</table>\
+         <dl><dt>t<dd>d</dl><h2>h</body>",
+    );
+    let got: Vec<(&str, &str)> = b
+        .iter()
+        .map(|b| (b.text.as_str(), b.path.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("one", "body/p"),
+            ("two", "body/p"),
+            ("three", "body/div"),
+            ("c1", "body/table/tr/td"),
+            ("c2", "body/table/tr/td"),
+            ("c3", "body/table/tr/td"),
+            ("t", "body/dl/dt"),
+            ("d", "body/dl/dd"),
+            ("h", "body/h2"),
+        ]
+    );
+    // `</div>` inside a table cell does not close the div outside the table.
+    let b = split("<div><table><tr><td></div>x</td></tr></table>y</div>z");
+    let got: Vec<(&str, &str)> = b
+        .iter()
+        .map(|b| (b.text.as_str(), b.path.as_str()))
+        .collect();
+    assert_eq!(got, [("x", "div/table/tr/td"), ("y", "div"), ("z", "")]);
+    // `</head>` and `<body>` close the head.
+    assert_eq!(
+        split("<html><head><meta charset=utf-8><body>x")[0].path,
+        "html/body"
+    );
+}
+
+#[test]
+fn path_is_lower_case_and_top_level_is_empty() {
+    let b = split("top<DIV><Section>in</SECTION></div>");
+    assert_eq!(b[0].path, "");
+    assert!(b[0].ancestors.is_empty());
+    assert_eq!(b[1].path, "div/section");
+}
+
+#[test]
+fn hash_identity() {
+    let b = split("<p>Hello, World!</p><p>hello world</p><p>hello there</p><p>2019 | 12:00</p>");
+    assert_eq!(b[0].hash, b[1].hash);
+    assert!(b[0].hash.is_some());
+    assert_ne!(b[0].hash, b[2].hash);
+    assert_eq!(b[3].hash, None);
+    let b = split("<p>Straße ÉTÉ</p><p>strasse été</p>");
+    assert_ne!(b[0].hash, b[1].hash, "ß lower-cases to itself, not to ss");
+    let b = split("<p>ÉTÉ 2020</p><p>été</p>");
+    assert_eq!(b[0].hash, b[1].hash);
+}
+
+#[test]
+fn truncates_long_block_but_counts_and_hashes_whole() {
+    let limits = ParseLimits {
+        max_block_chars: 10,
+        ..ParseLimits::default()
+    };
+    let text = "abcdefghij klmnop qrstuv";
+    let b = Tokenizer::new(limits.clone())
+        .blocks(format!("<p>{text}</p><p>short</p>").as_bytes())
+        .expect("blocks");
+    check_invariants(&b, &limits);
+    assert_eq!(b[0].text, "abcdefghij");
+    assert!(b[0].truncated);
+    assert_eq!(b[0].chars, 24);
+    assert_eq!(b[0].hash, block_hash(text));
+    assert_eq!((b[1].text.as_str(), b[1].truncated), ("short", false));
+}
+
+#[test]
+fn block_limit_cuts_the_page() {
+    let limits = ParseLimits {
+        max_blocks: 3,
+        ..ParseLimits::default()
+    };
+    let html = (0..10)
+        .map(|i| format!("<p>block {i}</p>"))
+        .collect::<String>();
+    let mut t = Tokenizer::new(limits);
+    let b = t.blocks(html.as_bytes()).expect("blocks");
+    assert_eq!(
+        b.iter().map(|b| b.text.as_str()).collect::<Vec<_>>(),
+        ["block 0", "block 1", "block 2"]
+    );
+    assert!(t.stats().block_limit_hit);
+    let b = t.blocks(b"<p>one</p>").expect("blocks");
+    assert_eq!(b.len(), 1);
+    assert!(!t.stats().block_limit_hit);
+    assert_eq!(t.stats().elements, 1);
+}
+
+#[test]
+fn depth_limits() {
+    let limits = ParseLimits {
+        max_depth: 3,
+        max_ancestors: 2,
+        ..ParseLimits::default()
+    };
+    let html = "<div><section><article><main><p>deep</p></main></article></section></div>";
+    let b = Tokenizer::new(limits.clone())
+        .blocks(html.as_bytes())
+        .expect("blocks");
+    check_invariants(&b, &limits);
+    assert_eq!(b[0].path, "article/main/p");
+    assert_eq!(b[0].ancestors, [3, 4]);
+}
+
+#[test]
+fn too_large_page_is_rejected() {
+    let limits = ParseLimits {
+        max_html_bytes: 100,
+        ..ParseLimits::default()
+    };
+    let mut t = Tokenizer::new(limits);
+    let err = t.blocks(&[b'a'; 101]).expect_err("too large");
+    assert!(matches!(
+        err,
+        BlockError::TooLarge {
+            bytes: 101,
+            limit: 100
+        }
+    ));
+    assert!(err.to_string().contains("101"));
+    assert_eq!(t.blocks(&[b'a'; 100]).expect("fits").len(), 1);
+}
+
+#[test]
+fn memory_limit_is_an_error() {
+    let limits = ParseLimits {
+        max_memory_bytes: 512,
+        ..ParseLimits::default()
+    };
+    // A start tag cut off by the end of input must be buffered whole by the parser.
+    let html = format!("<p>x</p><div title=\"{}", "y".repeat(10_000));
+    let err = Tokenizer::new(limits)
+        .blocks(html.as_bytes())
+        .expect_err("memory");
+    assert!(
+        matches!(err, BlockError::MemoryLimit { limit: 512, .. }),
+        "{err}"
+    );
+}
+
+#[test]
+fn tokenizer_reuse_gives_same_result() {
+    let mut t = Tokenizer::new(ParseLimits::default());
+    let first = t.blocks(PAGE.as_bytes()).expect("blocks");
+    let other = t.blocks(b"<svg><p>x").expect("blocks");
+    assert_eq!(other.len(), 1);
+    let again = t.blocks(PAGE.as_bytes()).expect("blocks");
+    assert_eq!(first, again);
+}
+
+#[test]
+fn plaintext_is_kept_raw() {
+    assert_eq!(
+        texts("<p>a</p><plaintext><b>&amp;</b>"),
+        ["a", "<b>&amp;</b>"]
+    );
+}

@@ -1,0 +1,148 @@
+//! Property tests: random bytes and random tag soup never panic, and every returned block
+//! satisfies the invariants, under default and under tiny limits.
+
+use proptest::prelude::*;
+
+use super::super::{BlockError, ParseLimits, Tokenizer};
+use super::check_invariants;
+
+fn tiny_limits() -> ParseLimits {
+    ParseLimits {
+        max_html_bytes: 1 << 20,
+        max_memory_bytes: 4096,
+        max_depth: 3,
+        max_ancestors: 2,
+        max_open_elements: 6,
+        max_blocks: 5,
+        max_block_chars: 7,
+    }
+}
+
+fn no_path_limits() -> ParseLimits {
+    ParseLimits {
+        max_depth: 0,
+        max_open_elements: 1,
+        max_block_chars: 0,
+        ..ParseLimits::default()
+    }
+}
+
+/// Splits with `limits`; the only acceptable error is the memory limit (tiny limits).
+fn run(html: &[u8], limits: &ParseLimits) {
+    let mut tokenizer = Tokenizer::new(limits.clone());
+    match tokenizer.blocks(html) {
+        Ok(blocks) => {
+            check_invariants(&blocks, limits);
+            // Reuse gives the same answer.
+            let again = tokenizer.blocks(html).expect("second run");
+            assert_eq!(blocks, again);
+        }
+        Err(BlockError::MemoryLimit { .. }) if limits.max_memory_bytes < 1 << 20 => {}
+        Err(e) => panic!("unexpected error: {e}"),
+    }
+}
+
+const TAGS: &[&str] = &[
+    "div",
+    "p",
+    "span",
+    "a",
+    "b",
+    "i",
+    "br",
+    "img",
+    "script",
+    "style",
+    "title",
+    "svg",
+    "math",
+    "textarea",
+    "select",
+    "option",
+    "table",
+    "tr",
+    "td",
+    "li",
+    "ul",
+    "template",
+    "noscript",
+    "iframe",
+    "plaintext",
+    "xmp",
+    "head",
+    "body",
+    "html",
+    "my-el",
+    "h1",
+    "pre",
+    "DIV",
+    "ScRiPt",
+];
+
+fn fragment() -> impl Strategy<Value = String> {
+    let tag = proptest::sample::select(TAGS).prop_map(str::to_owned);
+    let text = proptest::string::string_regex("[a-zA-Z0-9 \\t\\n.,|&;#<>\"'=/\u{a0}éß日-]{0,12}")
+        .expect("regex");
+    prop_oneof![
+        4 => text,
+        3 => (tag.clone(), "[ a-z=\"'<>/]{0,10}").prop_map(|(t, attrs)| format!("<{t}{attrs}>")),
+        3 => tag.clone().prop_map(|t| format!("</{t}>")),
+        1 => tag.prop_map(|t| format!("<{t}/>")),
+        1 => proptest::sample::select(&[
+            "&amp;", "&nbsp;", "&#233;", "&eacute;", "&#0;", "&#x110000;", "&copy", "&", "&#",
+            "<!--", "-->", "<!-- c -->", "<!DOCTYPE html>", "<![CDATA[", "]]>", "<?x", "\u{0}",
+            "\r\n", "</", "<", ">",
+        ][..])
+        .prop_map(str::to_owned),
+    ]
+}
+
+fn tag_soup() -> impl Strategy<Value = String> {
+    proptest::collection::vec(fragment(), 0..60).prop_map(|parts| parts.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..2000)) {
+        run(&bytes, &ParseLimits::default());
+        run(&bytes, &tiny_limits());
+    }
+
+    #[test]
+    fn random_tag_soup_keeps_invariants(html in tag_soup()) {
+        run(html.as_bytes(), &ParseLimits::default());
+        run(html.as_bytes(), &tiny_limits());
+        run(html.as_bytes(), &no_path_limits());
+    }
+
+    #[test]
+    fn html_like_bytes_keep_invariants(
+        bytes in proptest::collection::vec(
+            proptest::sample::select(&b"<>/!-=\"' abpdivscrt&;#\0\xff\xc3\xa9\n"[..]),
+            0..3000,
+        )
+    ) {
+        run(&bytes, &ParseLimits::default());
+        run(&bytes, &tiny_limits());
+    }
+
+    #[test]
+    fn text_only_input_is_at_most_one_block(text in "[^<&]{0,400}") {
+        let blocks = Tokenizer::new(ParseLimits::default())
+            .blocks(text.as_bytes())
+            .expect("blocks");
+        check_invariants(&blocks, &ParseLimits::default());
+        let words: Vec<&str> = text
+            .split(|c: char| c.is_whitespace())
+            .filter(|w| !w.is_empty())
+            .collect();
+        let visible: String = words.join(" ").chars().filter(|c| !c.is_control() && *c != '\u{200b}' && *c != '\u{feff}').collect();
+        if visible.trim().is_empty() {
+            prop_assert!(blocks.is_empty());
+        } else {
+            prop_assert_eq!(blocks.len(), 1);
+        }
+    }
+}

@@ -1,0 +1,434 @@
+//! The tokenizer: drives lol_html over one page and assembles the page's text blocks.
+//!
+//! lol_html runs with a single document-level text handler, which is its cheapest mode that
+//! still reports text: no selectors, no per-element callbacks, no end-tag closures. Each text
+//! chunk comes with its source range; the markup between two chunks is lexed for tag names by
+//! `markup::scan_markup`, which drives the open-element stack and the block boundaries. Text
+//! types from lol_html drop script, style and other raw text without tracking those elements.
+
+use std::borrow::Cow;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use lol_html::errors::RewritingError;
+use lol_html::html_content::{TextChunk, TextType};
+use lol_html::{doc_text, HandlerResult, HtmlRewriter, Settings};
+use memchr::memrchr;
+
+use super::hash::BlockHasher;
+use super::limits::ParseLimits;
+use super::markup::scan_markup;
+use super::open::OpenElements;
+use super::tags::{classify, tag_key, Tag, TagKey, BREAKOUT, CLOSES_SELECT};
+use super::text::{decode_entities, BlockText};
+use super::{Block, BlockError};
+
+const KEY_P: TagKey = tag_key(b"p");
+const KEY_LI: TagKey = tag_key(b"li");
+const KEY_A: TagKey = tag_key(b"a");
+
+/// Facts about the last page split, beyond its blocks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PageStats {
+    /// Start tags seen outside dropped content.
+    pub elements: u32,
+    /// True when the page had more than `ParseLimits::max_blocks` blocks and was cut.
+    pub block_limit_hit: bool,
+}
+
+/// Splits HTML pages into text blocks. Owns the scratch buffers, so reusing one `Tokenizer` for
+/// many pages allocates little beyond the returned blocks; each call needs `&mut self`, so use
+/// one per worker thread.
+pub struct Tokenizer {
+    limits: ParseLimits,
+    state: State,
+}
+
+/// Dropped content being skipped: the element that started it and how deeply it nests.
+#[derive(Clone, Copy)]
+struct Dropping {
+    key: TagKey,
+    tag: Tag,
+    nest: u32,
+}
+
+#[derive(Default)]
+struct State {
+    open: OpenElements,
+    text: BlockText,
+    hasher: BlockHasher,
+    block_path: String,
+    block_ancestors: Vec<u32>,
+    blocks: Vec<Block>,
+    /// Raw text of a text node that arrived in several chunks.
+    pending: String,
+    pending_decode: bool,
+    /// End of the input consumed so far (text chunks and the markup before them).
+    cursor: usize,
+    elements: u32,
+    dropping: Option<Dropping>,
+    stopped: bool,
+}
+
+impl Tokenizer {
+    /// A tokenizer applying `limits` to every page.
+    pub fn new(limits: ParseLimits) -> Self {
+        Self {
+            limits,
+            state: State::default(),
+        }
+    }
+
+    /// The limits this tokenizer applies.
+    pub fn limits(&self) -> &ParseLimits {
+        &self.limits
+    }
+
+    /// Facts about the page last passed to [`blocks`](Tokenizer::blocks).
+    pub fn stats(&self) -> PageStats {
+        PageStats {
+            elements: self.state.elements,
+            block_limit_hit: self.state.stopped,
+        }
+    }
+
+    /// Splits `html` (UTF-8 bytes; invalid UTF-8 is replaced by U+FFFD, never an error) into its
+    /// text blocks, in document order. Every block satisfies the invariants documented on
+    /// [`Block`]. Fails only when the page exceeds a limit of [`ParseLimits`] or the parser fails.
+    pub fn blocks(&mut self, html: &[u8]) -> Result<Vec<Block>, BlockError> {
+        if html.len() > self.limits.max_html_bytes {
+            return Err(BlockError::TooLarge {
+                bytes: html.len(),
+                limit: self.limits.max_html_bytes,
+            });
+        }
+        let limits = &self.limits;
+        let state = &mut self.state;
+        state.reset();
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            // Not strict: strict mode gives up on markup whose parse would need the DOM (e.g.
+            // `<select><xmp>`); a best-effort reading of every page is wanted here.
+            let settings = Settings::new()
+                .with_strict(false)
+                .with_memory_settings(limits.memory_settings())
+                .append_document_content_handler(doc_text!(
+                    |chunk| state.on_text(html, limits, chunk)
+                ));
+            let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
+            match rewriter.write(html) {
+                Ok(()) => rewriter.end(),
+                Err(e) => Err(e),
+            }
+        }));
+        let result = match outcome {
+            Ok(r) => r,
+            Err(_) => {
+                state.reset();
+                return Err(BlockError::Parse("the HTML parser panicked".into()));
+            }
+        };
+        match result {
+            Ok(()) => {}
+            Err(_) if state.stopped => {}
+            Err(RewritingError::MemoryLimitExceeded(e)) => {
+                state.reset();
+                return Err(BlockError::MemoryLimit {
+                    limit: limits.max_memory_bytes,
+                    message: e.to_string(),
+                });
+            }
+            Err(e) => {
+                state.reset();
+                return Err(BlockError::Parse(e.to_string()));
+            }
+        }
+        if !state.stopped {
+            let end = html.len();
+            state.markup(html, end, limits);
+            state.flush_pending(limits);
+            state.finish_block(limits);
+        }
+        // The next page likely has about as many blocks: start it with that much room.
+        let room = state.blocks.len().min(limits.max_blocks);
+        Ok(std::mem::replace(
+            &mut state.blocks,
+            Vec::with_capacity(room),
+        ))
+    }
+}
+
+impl State {
+    fn reset(&mut self) {
+        self.open.clear();
+        self.text.clear();
+        self.hasher.reset();
+        self.block_path.clear();
+        self.block_ancestors.clear();
+        self.blocks.clear();
+        self.pending.clear();
+        self.pending_decode = false;
+        self.cursor = 0;
+        self.elements = 0;
+        self.dropping = None;
+        self.stopped = false;
+    }
+
+    /// The text handler: markup before the chunk first, then the chunk's text.
+    #[inline]
+    fn on_text(&mut self, html: &[u8], limits: &ParseLimits, chunk: &TextChunk) -> HandlerResult {
+        let range = chunk.source_location().bytes();
+        if range.start > self.cursor {
+            self.markup(html, range.start, limits);
+        }
+        self.cursor = self.cursor.max(range.end);
+        let decode = match chunk.text_type() {
+            TextType::Data => true,
+            TextType::PlainText => false,
+            _ => return self.result(),
+        };
+        if self.dropping.is_some() {
+            return self.result();
+        }
+        let s = chunk.as_str();
+        let last = chunk.last_in_text_node();
+        if s.is_empty() && !last {
+            return self.result();
+        }
+        if !self.pending.is_empty() {
+            self.pending.push_str(s);
+            if last {
+                self.flush_pending(limits);
+            }
+            return self.result();
+        }
+        // A text node may arrive in several chunks; only a character reference can straddle
+        // two of them, so text before the chunk's last '&' is handled at once.
+        let last_amp = if decode {
+            memrchr(b'&', s.as_bytes())
+        } else {
+            None
+        };
+        let split = match last_amp {
+            Some(amp) if !last => amp,
+            _ => s.len(),
+        };
+        let (now, later) = s.split_at(split);
+        if !now.is_empty() {
+            // Without any '&' there is nothing to decode.
+            self.push_node(now, last_amp.is_some(), limits);
+        }
+        if !later.is_empty() {
+            self.pending.push_str(later);
+            self.pending_decode = decode;
+        }
+        self.result()
+    }
+
+    #[inline]
+    fn result(&self) -> HandlerResult {
+        if self.stopped {
+            Err("block limit reached".into())
+        } else {
+            Ok(())
+        }
+    }
+
+    fn flush_pending(&mut self, limits: &ParseLimits) {
+        if !self.pending.is_empty() {
+            let pending = std::mem::take(&mut self.pending);
+            self.push_node(&pending, self.pending_decode, limits);
+            self.pending = pending;
+            self.pending.clear();
+        }
+    }
+
+    /// Appends the raw text of one text node to the current block.
+    #[inline]
+    fn push_node(&mut self, raw: &str, decode: bool, limits: &ParseLimits) {
+        let text: Cow<'_, str> = if decode {
+            decode_entities(raw)
+        } else {
+            Cow::Borrowed(raw)
+        };
+        let was_empty = self.text.is_empty();
+        self.text.push(
+            &text,
+            self.open.in_link(),
+            &mut self.hasher,
+            limits.max_block_chars.max(1),
+        );
+        if was_empty && !self.text.is_empty() {
+            self.block_path = self.open.path(limits.max_depth);
+            self.block_ancestors = self
+                .open
+                .ancestors(limits.max_ancestors.min(limits.max_depth));
+        }
+    }
+
+    /// Handles the markup in `html[self.cursor..to]`.
+    fn markup(&mut self, html: &[u8], to: usize, limits: &ParseLimits) {
+        self.flush_pending(limits);
+        let Some(run) = html.get(self.cursor..to) else {
+            return;
+        };
+        scan_markup(run, |tag| {
+            if tag.end {
+                self.end_tag(tag.name, limits);
+            } else {
+                self.start_tag(tag.name, tag.self_closing, limits);
+            }
+        });
+        self.cursor = to;
+    }
+
+    /// Emits the current block, if it has text.
+    fn finish_block(&mut self, limits: &ParseLimits) {
+        if self.text.is_empty() {
+            return;
+        }
+        let hash = self.hasher.finish();
+        let Some(done) = self.text.finish() else {
+            return;
+        };
+        if self.blocks.len() >= limits.max_blocks {
+            self.stopped = true;
+        } else {
+            self.blocks.push(Block {
+                text: done.text,
+                hash,
+                path: std::mem::take(&mut self.block_path),
+                ancestors: std::mem::take(&mut self.block_ancestors),
+                link_chars: done.link_chars,
+                chars: done.chars,
+                truncated: done.truncated,
+            });
+        }
+    }
+
+    fn start_tag(&mut self, name: &[u8], self_closing: bool, limits: &ParseLimits) {
+        let key = tag_key(name);
+        let (tag, flags) = classify(key);
+        if let Some(d) = self.dropping.as_mut() {
+            let ends = match d.tag {
+                Tag::Foreign => flags & BREAKOUT != 0,
+                Tag::Select => flags & CLOSES_SELECT != 0,
+                _ => false,
+            };
+            if !ends {
+                if key == d.key && !(d.tag == Tag::Foreign && self_closing) {
+                    d.nest = d.nest.saturating_add(1);
+                }
+                return;
+            }
+            let closed = *d;
+            self.dropping = None;
+            if closed.tag == Tag::Select && key == closed.key {
+                return;
+            }
+        }
+        let ordinal = self.elements;
+        self.elements = self.elements.saturating_add(1);
+        if !tag.is_inline() {
+            self.finish_block(limits);
+        }
+        self.implied_end_tags(tag);
+        match tag {
+            Tag::Void | Tag::InlineVoid => {}
+            Tag::Drop | Tag::Select => {
+                self.dropping = Some(Dropping { key, tag, nest: 1 });
+            }
+            Tag::Foreign => {
+                if !self_closing {
+                    self.dropping = Some(Dropping { key, tag, nest: 1 });
+                }
+            }
+            _ => {
+                if self.open.len() < limits.max_open_elements {
+                    self.open.push(key, tag, name, ordinal);
+                }
+            }
+        }
+    }
+
+    /// Closes the elements a start tag of `tag` implicitly ends (HTML tree construction, in short).
+    fn implied_end_tags(&mut self, tag: Tag) {
+        let open = &mut self.open;
+        if tag.closes_p() {
+            if let Some(i) = open.find(KEY_P, Tag::is_scope_boundary) {
+                open.pop_to(i);
+            }
+        }
+        let found = match tag {
+            Tag::Li => open.find(KEY_LI, |t| t == Tag::List || t.is_scope_boundary()),
+            Tag::DtDd => open.find_tag(
+                |t| t == Tag::DtDd,
+                |t| t == Tag::Dl || t.is_scope_boundary(),
+            ),
+            Tag::Section => open
+                .find_tag(|t| t == Tag::Table, |t| t == Tag::Root)
+                .map(|i| i + 1),
+            Tag::Tr => open
+                .find_tag(
+                    |t| matches!(t, Tag::Section | Tag::Table),
+                    |t| t == Tag::Root,
+                )
+                .map(|i| i + 1),
+            Tag::Cell => open
+                .find_tag(|t| matches!(t, Tag::Tr | Tag::Table), |t| t == Tag::Root)
+                .map(|i| i + 1),
+            Tag::Root => open.find_tag(|t| t == Tag::Head, |_| false),
+            Tag::Heading => match open.top() {
+                Some(Tag::Heading) => Some(open.len() - 1),
+                _ => None,
+            },
+            Tag::A => {
+                if let Some(i) = open.find(KEY_A, Tag::is_scope_boundary) {
+                    open.remove_inline(i);
+                }
+                None
+            }
+            _ => None,
+        };
+        if let Some(i) = found {
+            open.pop_to(i);
+        }
+    }
+
+    fn end_tag(&mut self, name: &[u8], limits: &ParseLimits) {
+        let key = tag_key(name);
+        if let Some(d) = self.dropping.as_mut() {
+            if key == d.key {
+                d.nest -= 1;
+                if d.nest == 0 {
+                    self.dropping = None;
+                }
+            }
+            return;
+        }
+        let (tag, _) = classify(key);
+        if tag.is_inline() {
+            // Close it in place when only inline elements are above it; otherwise just forget
+            // it, so the containers opened inside it stay open (as HTML's adoption agency does).
+            if let Some(i) = self.open.find(key, |_| false) {
+                match self.open.find_tag(|t| !t.is_inline(), |_| false) {
+                    Some(c) if c > i => self.open.remove_inline(i),
+                    _ => self.open.pop_to(i),
+                }
+            }
+            return;
+        }
+        self.finish_block(limits);
+        if matches!(tag, Tag::Root | Tag::Void) {
+            return;
+        }
+        // Table parts close within their table; everything else within the default scope.
+        let stop: fn(Tag) -> bool = match tag {
+            Tag::Table | Tag::Tr | Tag::Cell | Tag::Section => {
+                |t| t == Tag::Table || t == Tag::Root
+            }
+            _ => Tag::is_scope_boundary,
+        };
+        if let Some(i) = self.open.find(key, stop) {
+            self.open.pop_to(i);
+        }
+    }
+}
