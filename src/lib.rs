@@ -16,4 +16,5 @@
 //!   [`bench`]: the throughput benchmark.
 
 pub mod blocks;
+pub mod eval;
 pub mod urlkey;

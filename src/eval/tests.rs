@@ -1,0 +1,183 @@
+//! Tests of the quality measure on the real evaluation corpus (`shared/corpus/<set>/docs.jsonl.gz`).
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use flate2::read::GzDecoder;
+use serde_json::Value;
+
+use super::report::EvalAccumulator;
+use super::{render_svg, render_table, score_page, EvalReport};
+
+fn corpus_dir() -> PathBuf {
+    crate::corpus::require_shared_dir()
+}
+
+/// Up to `limit` records of a corpus set, in stream order.
+fn records(set: &str, limit: usize) -> Vec<Value> {
+    let path = corpus_dir().join(set).join("docs.jsonl.gz");
+    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    BufReader::new(GzDecoder::new(file))
+        .lines()
+        .take(limit)
+        .map(|line| serde_json::from_str(&line.unwrap()).unwrap())
+        .collect()
+}
+
+fn field<'a>(record: &'a Value, name: &str) -> &'a str {
+    record[name].as_str().unwrap_or("")
+}
+
+/// The page's text with `script`/`style` contents and all tags removed, entities left as they are.
+fn strip_tags(html: &str) -> String {
+    let lower = html.to_ascii_lowercase();
+    let mut out = String::with_capacity(html.len() / 2);
+    let mut i = 0;
+    while i < html.len() {
+        let rest = &lower[i..];
+        let skip_to = if rest.starts_with("<script") {
+            rest.find("</script").map(|k| k + "</script".len())
+        } else if rest.starts_with("<style") {
+            rest.find("</style").map(|k| k + "</style".len())
+        } else if rest.starts_with('<') {
+            rest.find('>').map(|k| k + 1)
+        } else {
+            let c = html[i..].chars().next().unwrap();
+            out.push(c);
+            i += c.len_utf8();
+            continue;
+        };
+        out.push(' ');
+        i = skip_to.map_or(html.len(), |k| i + k);
+    }
+    out
+}
+
+#[test]
+fn gold_against_itself_scores_one_and_raw_page_text_less() {
+    // The first domain of the stream: articles, section fronts with a few words of gold, and
+    // one page whose gold is empty.
+    let pages = records("cleanportaleval", 12);
+    assert_eq!(pages.len(), 12);
+    let (mut articles, mut empty) = (0, 0);
+    for page in &pages {
+        let gold = field(page, "gold");
+        let same = score_page(gold, gold);
+        assert_eq!((same.f1, same.f1_bow), (1.0, 1.0));
+
+        let raw = strip_tags(field(page, "html"));
+        let s = score_page(&raw, gold);
+        assert_eq!(s.gold_tokens, same.gold_tokens);
+        assert!(s.extracted_tokens > s.gold_tokens);
+        assert!(s.f1 < 1.0);
+        assert!(
+            s.f1_bow >= s.f1 - 1e-12,
+            "bag of words never scores below the LCS"
+        );
+        if s.gold_tokens == 0 {
+            empty += 1;
+            assert_eq!(
+                (s.precision, s.recall, s.f1, s.f1_bow),
+                (0.0, 0.0, 0.0, 0.0)
+            );
+        } else if s.gold_tokens > 100 {
+            articles += 1;
+            // The gold text is on the page, so recall stays high; boilerplate costs precision.
+            let url = field(page, "url");
+            assert!(s.recall > 0.8, "recall {} for {url}", s.recall);
+            assert!(s.precision < 0.9, "precision {} for {url}", s.precision);
+            assert!(s.f1 > 0.1, "f1 {} for {url}", s.f1);
+        }
+    }
+    assert!(
+        articles >= 8 && empty == 1,
+        "{articles} articles, {empty} empty"
+    );
+}
+
+#[test]
+fn whole_small_stream_aggregates_consistently() {
+    let pages = records("cleanportaleval", usize::MAX);
+    assert_eq!(pages.len(), 71);
+    let mut acc = EvalAccumulator::new();
+    for page in &pages {
+        let s = score_page(&strip_tags(field(page, "html")), field(page, "gold"));
+        acc.push(field(page, "domain"), &s);
+    }
+    let run = acc.finish("raw-text");
+    assert_eq!(run.overall.pages, 71);
+    assert_eq!(run.per_domain.len(), 4);
+    let total: usize = run.per_domain.iter().map(|d| d.summary.pages).sum();
+    assert_eq!(total, 71);
+    assert_eq!(run.curve.len(), 71);
+    assert!((run.curve[70] - run.overall.f1_lcs).abs() < 1e-12);
+    assert!(run.overall.f1_lcs > 0.0 && run.overall.f1_lcs < 1.0);
+    // Every domain has 12+ pages, so the cold-start split has both halves.
+    assert!(run.overall.rest_f1.is_some());
+    for d in &run.per_domain {
+        assert_eq!(d.curve.len(), d.summary.pages);
+    }
+
+    let report = EvalReport {
+        runs: vec![run.clone()],
+        corpus: "cleanportaleval".to_owned(),
+    };
+    assert_eq!(EvalReport::from_json(&report.to_json()).unwrap(), report);
+    let table = render_table(&report.runs, 10);
+    for d in &run.per_domain {
+        assert!(table.contains(&d.domain), "{table}");
+    }
+    let svg = render_svg(&report.runs);
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let series = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("series"))
+        .count();
+    assert_eq!(series, 1 + 4);
+}
+
+/// Scores every page of all eight sets (gold against the crudely stripped page) and reports the
+/// time; run in release: `cargo test --release -- --ignored all_sets`.
+#[test]
+#[ignore = "slow in debug builds; a throughput check for release builds"]
+fn all_sets_score_fast() {
+    let sets = [
+        "crawl-to-the-future",
+        "dragnet",
+        "cleanportaleval",
+        "cleaneval",
+        "scrapinghub-aeb",
+        "debdocs-python",
+        "debdocs-postgresql",
+        "debdocs-rust-books",
+    ];
+    let mut scoring = 0.0;
+    let mut pages = 0usize;
+    let mut max_tokens = 0usize;
+    for set in sets {
+        let recs = records(set, usize::MAX);
+        let inputs: Vec<(String, String)> = recs
+            .iter()
+            .map(|r| (strip_tags(field(r, "html")), field(r, "gold").to_owned()))
+            .collect();
+        let t = Instant::now();
+        let mut acc = EvalAccumulator::new();
+        for ((raw, gold), r) in inputs.iter().zip(&recs) {
+            let s = score_page(raw, gold);
+            max_tokens = max_tokens.max(s.extracted_tokens).max(s.gold_tokens);
+            acc.push(field(r, "domain"), &s);
+        }
+        let run = acc.finish(set);
+        let secs = t.elapsed().as_secs_f64();
+        scoring += secs;
+        pages += run.overall.pages;
+        println!(
+            "{set:22} {:5} pages  F1 {:.3}  BOW {:.3}  {secs:.2} s",
+            run.overall.pages, run.overall.f1_lcs, run.overall.f1_bow
+        );
+    }
+    println!("{pages} pages scored in {scoring:.2} s; longest token sequence {max_tokens}");
+    assert!(pages > 5000);
+    assert!(scoring < 60.0);
+}
