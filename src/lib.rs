@@ -17,4 +17,6 @@
 
 pub mod blocks;
 pub mod eval;
+pub mod state;
+pub mod tree;
 pub mod urlkey;

@@ -1,0 +1,231 @@
+//! RocksDB storage of the URL Tree (DESIGN §3): counters, supports, fingerprints, seen keys and
+//! progress in column families; all changes of one input batch commit in one atomic `WriteBatch`.
+//!
+//! [`Store`] owns the database; [`Txn`] collects one batch's changes with read-your-writes, so page
+//! *k* of a batch is classified against pages `< k` of the same batch before anything is written.
+
+pub mod counter;
+pub mod keys;
+mod txn;
+
+use std::path::{Path, PathBuf};
+
+use rocksdb::{
+    BlockBasedOptions, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, Options, DB,
+};
+use thiserror::Error;
+
+pub use keys::DomainMeta;
+pub use txn::Txn;
+
+/// Tuning of the RocksDB instance, from the `[state]` section of the config.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StateOptions {
+    /// Directory of the database; created when missing.
+    pub path: PathBuf,
+    /// Block cache shared by all column families, in bytes.
+    pub block_cache_bytes: usize,
+    /// Write buffer (memtable) size per column family, in bytes.
+    pub write_buffer_bytes: usize,
+    /// `fsync` the write-ahead log on every batch commit.
+    pub sync: bool,
+}
+
+impl Default for StateOptions {
+    fn default() -> Self {
+        StateOptions {
+            path: PathBuf::from("urltree-state"),
+            block_cache_bytes: 64 << 20,
+            write_buffer_bytes: 32 << 20,
+            sync: false,
+        }
+    }
+}
+
+/// A state operation failed.
+#[derive(Debug, Error)]
+pub enum StateError {
+    /// RocksDB reported an error.
+    #[error("RocksDB {op} failed: {source}")]
+    Db {
+        /// What was being done.
+        op: &'static str,
+        /// The RocksDB error.
+        source: rocksdb::Error,
+    },
+    /// A stored value could not be decoded.
+    #[error("corrupt state in column family {cf}: {detail}")]
+    Corrupt {
+        /// Column family of the value.
+        cf: &'static str,
+        /// What was wrong.
+        detail: String,
+    },
+}
+
+pub(crate) fn db_err(op: &'static str) -> impl FnOnce(rocksdb::Error) -> StateError {
+    move |source| StateError::Db { op, source }
+}
+
+/// The URL Tree's durable state: one RocksDB database with the column families of [`keys`].
+pub struct Store {
+    db: DB,
+    path: PathBuf,
+    sync: bool,
+}
+
+impl Store {
+    /// Opens (or creates) the database at `options.path`.
+    pub fn open(options: &StateOptions) -> Result<Store, StateError> {
+        let mut db_opts = Options::default();
+        db_opts.create_if_missing(true);
+        db_opts.create_missing_column_families(true);
+        db_opts.set_max_background_jobs(2);
+        db_opts.set_keep_log_file_num(3);
+
+        let cache = rocksdb::Cache::new_lru_cache(options.block_cache_bytes)
+            .map_err(db_err("creating the block cache"))?;
+        let descriptors = keys::COLUMN_FAMILIES.iter().map(|&name| {
+            let mut cf_opts = Options::default();
+            let mut table = BlockBasedOptions::default();
+            table.set_block_cache(&cache);
+            table.set_bloom_filter(10.0, false);
+            table.set_cache_index_and_filter_blocks(true);
+            cf_opts.set_block_based_table_factory(&table);
+            cf_opts.set_write_buffer_size(options.write_buffer_bytes);
+            cf_opts.set_compression_type(DBCompressionType::Lz4);
+            cf_opts.set_bottommost_compression_type(DBCompressionType::Zstd);
+            if name == "counts" || name == "support" {
+                cf_opts.set_merge_operator_associative("urltree.add", counter::merge_add);
+                cf_opts.set_compaction_filter("urltree.drop_zero", counter::drop_zero);
+            }
+            ColumnFamilyDescriptor::new(name, cf_opts)
+        });
+        let db = DB::open_cf_descriptors(&db_opts, &options.path, descriptors)
+            .map_err(db_err("open"))?;
+        Ok(Store {
+            db,
+            path: options.path.clone(),
+            sync: options.sync,
+        })
+    }
+
+    /// Starts collecting the changes of one input batch.
+    pub fn begin(&self) -> Txn<'_> {
+        Txn::new(self)
+    }
+
+    /// The database directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub(crate) fn cf(&self, name: &'static str) -> Result<&ColumnFamily, StateError> {
+        self.db.cf_handle(name).ok_or_else(|| StateError::Corrupt {
+            cf: name,
+            detail: "column family missing".into(),
+        })
+    }
+
+    pub(crate) fn db(&self) -> &DB {
+        &self.db
+    }
+
+    pub(crate) fn sync(&self) -> bool {
+        self.sync
+    }
+
+    /// The next offset to apply for an input source, as committed with the last batch.
+    pub fn progress(&self, source: &str) -> Result<Option<u64>, StateError> {
+        let cf = self.cf("progress")?;
+        let value = self
+            .db
+            .get_cf(&cf, source.as_bytes())
+            .map_err(db_err("reading progress"))?;
+        Ok(value.as_deref().and_then(keys::decode_u64))
+    }
+
+    /// Flushes memtables and compacts every column family (drops zero counters); used before
+    /// measuring the state's size and in tests.
+    pub fn compact(&self) -> Result<(), StateError> {
+        for name in keys::COLUMN_FAMILIES {
+            let cf = self.cf(name)?;
+            self.db.flush_cf(&cf).map_err(db_err("flush"))?;
+            self.db.compact_range_cf(&cf, None::<&[u8]>, None::<&[u8]>);
+        }
+        Ok(())
+    }
+
+    /// Bytes of live SST files plus memtables: the state's footprint.
+    pub fn size_bytes(&self) -> Result<u64, StateError> {
+        let mut total = 0;
+        for name in keys::COLUMN_FAMILIES {
+            let cf = self.cf(name)?;
+            for prop in [
+                "rocksdb.total-sst-files-size",
+                "rocksdb.size-all-mem-tables",
+            ] {
+                total += self
+                    .db
+                    .property_int_value_cf(&cf, prop)
+                    .map_err(db_err("reading a size property"))?
+                    .unwrap_or(0);
+            }
+        }
+        Ok(total)
+    }
+
+    /// The logical state: every non-zero counter and support, the retained documents in arrival
+    /// order, the duplicate-check keys and the documents held per domain. Two stores that hold the
+    /// same documents give equal dumps, whatever they held and forgot before.
+    pub fn dump(&self) -> Result<StateDump, StateError> {
+        let mut dump = StateDump::default();
+        for name in keys::COLUMN_FAMILIES {
+            let cf = self.cf(name)?;
+            for item in self.db.iterator_cf(&cf, rocksdb::IteratorMode::Start) {
+                let (key, value) = item.map_err(db_err("iterating"))?;
+                match name {
+                    "counts" | "support" => {
+                        let v = counter::decode(&value);
+                        if v != 0 {
+                            let list = if name == "counts" {
+                                &mut dump.counts
+                            } else {
+                                &mut dump.supports
+                            };
+                            list.push((key.to_vec(), v));
+                        }
+                    }
+                    "docs" => dump.docs.push(value.to_vec()),
+                    "seen" => dump.seen.push(key.to_vec()),
+                    "domains" => {
+                        let meta =
+                            DomainMeta::decode(&value).ok_or_else(|| StateError::Corrupt {
+                                cf: "domains",
+                                detail: format!("{} bytes", value.len()),
+                            })?;
+                        dump.held.push((key.to_vec(), meta.held()));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(dump)
+    }
+}
+
+/// The logical state (see [`Store::dump`]).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct StateDump {
+    /// Non-zero block counts by key.
+    pub counts: Vec<(Vec<u8>, i64)>,
+    /// Non-zero node supports by key.
+    pub supports: Vec<(Vec<u8>, i64)>,
+    /// Encoded fingerprints of the retained documents, per domain in arrival order.
+    pub docs: Vec<Vec<u8>>,
+    /// Duplicate-check keys.
+    pub seen: Vec<Vec<u8>>,
+    /// Documents held per domain id (domains holding none are absent).
+    pub held: Vec<(Vec<u8>, u64)>,
+}

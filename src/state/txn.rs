@@ -1,0 +1,257 @@
+//! One input batch's changes, readable before they are written, committed as one `WriteBatch`.
+
+use std::collections::HashMap;
+
+use rocksdb::{WriteBatch, WriteOptions};
+
+use super::keys::{self, DomainMeta};
+use super::{counter, db_err, StateError, Store};
+use crate::tree::{BlockKey, Fingerprint, NodeId};
+
+/// The pending changes of one batch over a [`Store`], with read-your-writes.
+///
+/// Guarantees: nothing reaches the database before [`Txn::commit`], which writes every change
+/// (counters, supports, documents, seen keys, domain bookkeeping, progress) in one atomic batch;
+/// dropping a `Txn` discards the batch.
+pub struct Txn<'s> {
+    store: &'s Store,
+    counts: HashMap<[u8; 16], i64>,
+    supports: HashMap<NodeId, i64>,
+    docs: HashMap<[u8; 16], Option<Vec<u8>>>,
+    seen: HashMap<[u8; 24], Option<u64>>,
+    domains: HashMap<NodeId, DomainMeta>,
+    dirty_domains: Vec<NodeId>,
+    progress: HashMap<String, u64>,
+}
+
+impl<'s> Txn<'s> {
+    pub(super) fn new(store: &'s Store) -> Txn<'s> {
+        Txn {
+            store,
+            counts: HashMap::new(),
+            supports: HashMap::new(),
+            docs: HashMap::new(),
+            seen: HashMap::new(),
+            domains: HashMap::new(),
+            dirty_domains: Vec::new(),
+            progress: HashMap::new(),
+        }
+    }
+
+    /// The bookkeeping of a domain (all zero for a domain never seen).
+    pub fn domain(&mut self, domain: NodeId) -> Result<DomainMeta, StateError> {
+        if let Some(meta) = self.domains.get(&domain) {
+            return Ok(*meta);
+        }
+        let cf = self.store.cf("domains")?;
+        let stored = self
+            .store
+            .db()
+            .get_pinned_cf(&cf, domain.0)
+            .map_err(db_err("reading a domain"))?;
+        let meta = match stored {
+            None => DomainMeta::default(),
+            Some(bytes) => DomainMeta::decode(&bytes).ok_or_else(|| StateError::Corrupt {
+                cf: "domains",
+                detail: format!("{} bytes for a domain entry", bytes.len()),
+            })?,
+        };
+        self.domains.insert(domain, meta);
+        Ok(meta)
+    }
+
+    /// Whether `url_key` is held in `domain` (the duplicate check).
+    pub fn seen(&mut self, domain: NodeId, url_key: &str) -> Result<bool, StateError> {
+        let key = keys::seen_key(domain, url_key);
+        if let Some(entry) = self.seen.get(&key) {
+            return Ok(entry.is_some());
+        }
+        let cf = self.store.cf("seen")?;
+        let stored = self
+            .store
+            .db()
+            .get_pinned_cf(&cf, key)
+            .map_err(db_err("reading a seen key"))?;
+        Ok(stored.is_some())
+    }
+
+    /// Inserts a document into `domain`: `n_s += 1` on every node of its branch and `c(b) += 1` for
+    /// each of its distinct blocks there; stores its fingerprint and seen key. Returns its sequence.
+    pub fn insert(&mut self, domain: NodeId, fp: &Fingerprint) -> Result<u64, StateError> {
+        let mut meta = self.domain(domain)?;
+        let seq = meta.next_seq;
+        meta.next_seq += 1;
+        meta.newest_ms = if meta.held() == 1 {
+            fp.time_ms
+        } else {
+            meta.newest_ms.max(fp.time_ms)
+        };
+        self.set_domain(domain, meta);
+        self.apply(fp, 1);
+        self.docs
+            .insert(keys::doc_key(domain, seq), Some(fp.encode()));
+        self.seen
+            .insert(keys::seen_key(domain, &fp.url_key), Some(seq));
+        Ok(seq)
+    }
+
+    /// The oldest retained document of `domain`, if any.
+    pub fn oldest(&mut self, domain: NodeId) -> Result<Option<Fingerprint>, StateError> {
+        let meta = self.domain(domain)?;
+        if meta.held() == 0 {
+            return Ok(None);
+        }
+        let key = keys::doc_key(domain, meta.first_seq);
+        let bytes = match self.docs.get(&key) {
+            Some(pending) => pending.clone(),
+            None => {
+                let cf = self.store.cf("docs")?;
+                self.store
+                    .db()
+                    .get_cf(&cf, key)
+                    .map_err(db_err("reading a document"))?
+            }
+        };
+        let bytes = bytes.ok_or_else(|| StateError::Corrupt {
+            cf: "docs",
+            detail: format!("document {} of a domain is missing", meta.first_seq),
+        })?;
+        Fingerprint::decode(&bytes)
+            .map(Some)
+            .map_err(|e| StateError::Corrupt {
+                cf: "docs",
+                detail: e.to_string(),
+            })
+    }
+
+    /// Forgets the oldest document of `domain`, decrementing exactly what inserting it incremented.
+    /// Returns the forgotten fingerprint, or `None` when the domain holds nothing.
+    pub fn forget_oldest(&mut self, domain: NodeId) -> Result<Option<Fingerprint>, StateError> {
+        let Some(fp) = self.oldest(domain)? else {
+            return Ok(None);
+        };
+        let mut meta = self.domain(domain)?;
+        self.docs
+            .insert(keys::doc_key(domain, meta.first_seq), None);
+        self.seen.insert(keys::seen_key(domain, &fp.url_key), None);
+        meta.first_seq += 1;
+        self.set_domain(domain, meta);
+        self.apply(&fp, -1);
+        Ok(Some(fp))
+    }
+
+    fn set_domain(&mut self, domain: NodeId, meta: DomainMeta) {
+        if !self.dirty_domains.contains(&domain) {
+            self.dirty_domains.push(domain);
+        }
+        self.domains.insert(domain, meta);
+    }
+
+    fn apply(&mut self, fp: &Fingerprint, sign: i64) {
+        for &node in &fp.nodes {
+            *self.supports.entry(node).or_insert(0) += sign;
+            for block in &fp.blocks {
+                *self.counts.entry(keys::count_key(node, block)).or_insert(0) += sign;
+            }
+        }
+    }
+
+    /// The supports `n_s` of `nodes`, in order, including this batch's changes.
+    pub fn supports(&mut self, nodes: &[NodeId]) -> Result<Vec<u64>, StateError> {
+        let cf = self.store.cf("support")?;
+        let stored = self
+            .store
+            .db()
+            .batched_multi_get_cf(&cf, nodes.iter().map(|n| n.0), false);
+        nodes
+            .iter()
+            .zip(stored)
+            .map(|(node, value)| {
+                let base = value
+                    .map_err(db_err("reading supports"))?
+                    .map(|v| counter::decode(&v))
+                    .unwrap_or(0);
+                let delta = self.supports.get(node).copied().unwrap_or(0);
+                Ok((base + delta).max(0) as u64)
+            })
+            .collect()
+    }
+
+    /// The counts `c(b)` of `blocks` at `node`, in order, including this batch's changes.
+    pub fn counts(&mut self, node: NodeId, blocks: &[BlockKey]) -> Result<Vec<u64>, StateError> {
+        let cf = self.store.cf("counts")?;
+        let keys: Vec<[u8; 16]> = blocks.iter().map(|b| keys::count_key(node, b)).collect();
+        let stored = self.store.db().batched_multi_get_cf(&cf, &keys, false);
+        keys.iter()
+            .zip(stored)
+            .map(|(key, value)| {
+                let base = value
+                    .map_err(db_err("reading counts"))?
+                    .map(|v| counter::decode(&v))
+                    .unwrap_or(0);
+                let delta = self.counts.get(key).copied().unwrap_or(0);
+                Ok((base + delta).max(0) as u64)
+            })
+            .collect()
+    }
+
+    /// Records that every input of `source` before `next_offset` is applied by this batch.
+    pub fn set_progress(&mut self, source: &str, next_offset: u64) {
+        self.progress.insert(source.to_owned(), next_offset);
+    }
+
+    /// Writes every change of the batch atomically.
+    pub fn commit(self) -> Result<(), StateError> {
+        let store = self.store;
+        let mut batch = WriteBatch::default();
+        // Keys go into the batch sorted: the memtable's skip list then inserts each one next to
+        // the previous one instead of searching from the top.
+        let mut counts: Vec<_> = self.counts.iter().filter(|(_, d)| **d != 0).collect();
+        counts.sort_unstable_by_key(|(key, _)| **key);
+        let counts_cf = store.cf("counts")?;
+        for (key, delta) in counts {
+            batch.merge_cf(&counts_cf, key, counter::encode(*delta));
+        }
+        let mut supports: Vec<_> = self.supports.iter().filter(|(_, d)| **d != 0).collect();
+        supports.sort_unstable_by_key(|(node, _)| **node);
+        let supports_cf = store.cf("support")?;
+        for (node, delta) in supports {
+            batch.merge_cf(&supports_cf, node.0, counter::encode(*delta));
+        }
+        let docs = store.cf("docs")?;
+        for (key, value) in &self.docs {
+            match value {
+                Some(bytes) => batch.put_cf(&docs, key, bytes),
+                None => batch.delete_cf(&docs, key),
+            }
+        }
+        let seen = store.cf("seen")?;
+        for (key, value) in &self.seen {
+            match value {
+                Some(seq) => batch.put_cf(&seen, key, seq.to_be_bytes()),
+                None => batch.delete_cf(&seen, key),
+            }
+        }
+        let domains = store.cf("domains")?;
+        for domain in &self.dirty_domains {
+            let Some(meta) = self.domains.get(domain) else {
+                continue;
+            };
+            if meta.held() == 0 {
+                batch.delete_cf(&domains, domain.0);
+            } else {
+                batch.put_cf(&domains, domain.0, meta.encode());
+            }
+        }
+        let progress = store.cf("progress")?;
+        for (source, offset) in &self.progress {
+            batch.put_cf(&progress, source.as_bytes(), offset.to_be_bytes());
+        }
+        let mut opts = WriteOptions::default();
+        opts.set_sync(store.sync());
+        store
+            .db()
+            .write_opt(batch, &opts)
+            .map_err(db_err("committing a batch"))
+    }
+}

@@ -1,0 +1,17 @@
+//! The URL Tree of Sluban & Grčar (CIKM 2013) as pure data and decisions, free of I/O.
+//!
+//! A page's URL key gives a *branch* of node ids from its registrable domain down to its leaf
+//! ([`branch`]); inserting a page adds one to the support `n_s` of every node on the branch and to the
+//! count `c(b)` of each distinct block hash there ([`fingerprint`]); the [`heuristic`] picks the node
+//! whose counts decide and the threshold `c_max`; [`retention`] says which documents to forget. The
+//! storage of all this lives in [`crate::state`]; the wiring per page in [`crate::engine`].
+
+pub mod branch;
+pub mod fingerprint;
+pub mod heuristic;
+pub mod retention;
+
+pub use branch::{Branch, NodeId};
+pub use fingerprint::{block_key, BlockKey, Fingerprint, FingerprintError};
+pub use heuristic::{Choice, Heuristic, HeuristicParseError, Label};
+pub use retention::Retention;

@@ -1,0 +1,199 @@
+//! Property tests of the URL Tree state in RocksDB: forgetting is the exact inverse of inserting,
+//! and the state is a function of the documents it holds.
+
+use proptest::prelude::*;
+use urltree::state::{StateDump, StateOptions, Store};
+use urltree::tree::{BlockKey, Branch, Fingerprint, NodeId};
+
+#[derive(Clone, Debug)]
+struct Page {
+    domain: usize,
+    path: Vec<u8>,
+    blocks: Vec<u8>,
+    id: u32,
+}
+
+fn page_strategy() -> impl Strategy<Value = Page> {
+    (
+        0usize..3,
+        prop::collection::vec(0u8..3, 0..4),
+        prop::collection::vec(0u8..12, 0..10),
+        any::<u32>(),
+    )
+        .prop_map(|(domain, path, blocks, id)| Page {
+            domain,
+            path,
+            blocks,
+            id,
+        })
+}
+
+const DOMAINS: [&str; 3] = ["example.com", "bbc.co.uk", "x.blogspot.com"];
+
+impl Page {
+    fn domain_id(&self) -> NodeId {
+        self.branch().root()
+    }
+
+    fn branch(&self) -> Branch {
+        let mut names = vec![DOMAINS[self.domain].to_owned()];
+        names.extend(self.path.iter().map(|s| format!("s{s}")));
+        names.push(format!("leaf{}", self.id));
+        Branch::from_names(names)
+    }
+
+    fn fingerprint(&self, time_ms: i64) -> Fingerprint {
+        let blocks: Vec<BlockKey> = self.blocks.iter().map(|&b| [b; 8]).collect();
+        Fingerprint::new(
+            time_ms,
+            format!("http://{}/{}", DOMAINS[self.domain], self.id),
+            self.branch().ids,
+            blocks,
+        )
+    }
+}
+
+fn open() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let options = StateOptions {
+        path: dir.path().to_owned(),
+        ..StateOptions::default()
+    };
+    let store = Store::open(&options).unwrap();
+    (dir, store)
+}
+
+/// Inserts pages in batches of `batch` (each committed), skipping URL keys already held.
+fn insert_all(store: &Store, pages: &[Page], batch: usize) {
+    for (i, chunk) in pages.chunks(batch.max(1)).enumerate() {
+        let mut txn = store.begin();
+        for (j, page) in chunk.iter().enumerate() {
+            let fp = page.fingerprint((i * 100 + j) as i64);
+            if !txn.seen(page.domain_id(), &fp.url_key).unwrap() {
+                txn.insert(page.domain_id(), &fp).unwrap();
+            }
+        }
+        txn.commit().unwrap();
+    }
+}
+
+fn forget_domain_docs(store: &Store, domain: NodeId, n: usize, batch: usize) {
+    let mut left = n;
+    while left > 0 {
+        let mut txn = store.begin();
+        for _ in 0..batch.min(left) {
+            txn.forget_oldest(domain).unwrap();
+            left -= 1;
+        }
+        txn.commit().unwrap();
+    }
+}
+
+fn dump(store: &Store) -> StateDump {
+    store.compact().unwrap();
+    store.dump().unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+
+    #[test]
+    fn forgetting_everything_leaves_nothing(pages in prop::collection::vec(page_strategy(), 1..40), batch in 1usize..8) {
+        let (_dir, store) = open();
+        insert_all(&store, &pages, batch);
+        for name in DOMAINS {
+            let domain = Branch::from_names(vec![name.to_owned()]).root();
+            let held = { store.begin().domain(domain).unwrap().held() };
+            forget_domain_docs(&store, domain, held as usize + 1, batch);
+        }
+        let state = dump(&store);
+        prop_assert_eq!(state, StateDump::default());
+    }
+
+    #[test]
+    fn a_then_b_then_forget_a_equals_b(a in prop::collection::vec(page_strategy(), 1..15),
+                                       b in prop::collection::vec(page_strategy(), 1..15),
+                                       batch in 1usize..6) {
+        // Keep A and B apart: one domain, distinct ids, so "forget A" is "forget the oldest |A|".
+        let a: Vec<Page> = a.into_iter().enumerate().map(|(i, p)| Page { domain: 0, id: i as u32, ..p }).collect();
+        let b: Vec<Page> = b.into_iter().enumerate().map(|(i, p)| Page { domain: 0, id: 1000 + i as u32, ..p }).collect();
+        let (_d1, both) = open();
+        insert_all(&both, &a, batch);
+        // B's event times must match the B-alone run: re-insert with the same batch layout.
+        let (_d2, only_b) = open();
+        insert_all(&only_b, &b, batch);
+        insert_all(&both, &b, batch);
+        forget_domain_docs(&both, a[0].domain_id(), a.len(), batch);
+        prop_assert_eq!(dump(&both), dump(&only_b));
+    }
+}
+
+#[test]
+fn reads_see_the_pending_batch_and_commit_is_atomic() {
+    let (_dir, store) = open();
+    let page = Page {
+        domain: 0,
+        path: vec![1, 2],
+        blocks: vec![1, 2, 3],
+        id: 7,
+    };
+    let fp = page.fingerprint(5);
+    let branch = page.branch();
+    {
+        let mut txn = store.begin();
+        txn.insert(page.domain_id(), &fp).unwrap();
+        assert_eq!(
+            txn.supports(&branch.ids).unwrap(),
+            vec![1; branch.ids.len()]
+        );
+        assert_eq!(
+            txn.counts(branch.ids[1], &fp.blocks).unwrap(),
+            vec![1, 1, 1]
+        );
+        assert!(txn.seen(page.domain_id(), &fp.url_key).unwrap());
+        // Dropped without commit: nothing reaches the database.
+    }
+    assert_eq!(dump(&store), StateDump::default());
+    let mut txn = store.begin();
+    txn.insert(page.domain_id(), &fp).unwrap();
+    txn.set_progress("raw-html/0", 42);
+    txn.commit().unwrap();
+    let mut txn = store.begin();
+    assert_eq!(
+        txn.counts(branch.ids[0], &fp.blocks).unwrap(),
+        vec![1, 1, 1]
+    );
+    assert_eq!(txn.domain(page.domain_id()).unwrap().held(), 1);
+    assert_eq!(store.progress("raw-html/0").unwrap(), Some(42));
+    assert_eq!(store.progress("raw-html/1").unwrap(), None);
+}
+
+#[test]
+fn state_survives_reopening() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = StateOptions {
+        path: dir.path().to_owned(),
+        ..StateOptions::default()
+    };
+    let pages: Vec<Page> = (0..5)
+        .map(|i| Page {
+            domain: 1,
+            path: vec![0],
+            blocks: vec![1, 2],
+            id: i,
+        })
+        .collect();
+    {
+        let store = Store::open(&options).unwrap();
+        insert_all(&store, &pages, 2);
+    }
+    let store = Store::open(&options).unwrap();
+    let mut txn = store.begin();
+    let branch = pages[0].branch();
+    assert_eq!(txn.supports(&branch.ids[..2]).unwrap(), vec![5, 5]);
+    assert_eq!(
+        txn.counts(branch.ids[1], &[[1; 8], [2; 8], [3; 8]])
+            .unwrap(),
+        vec![5, 5, 0]
+    );
+}
