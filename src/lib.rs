@@ -17,6 +17,7 @@
 
 pub mod blocks;
 pub mod eval;
+pub mod record;
 pub mod state;
 pub mod tree;
 pub mod urlkey;

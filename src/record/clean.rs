@@ -1,0 +1,65 @@
+//! The clean-text output record.
+
+use super::Source;
+use crate::tree::Label;
+
+/// Which node of the tree decided, and how sure it could be.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ModelInfo {
+    /// Path of the deciding node (`domain/segment/…`).
+    pub node: String,
+    /// Its support `n_s`, including this page.
+    pub support: u64,
+    /// The heuristic's name.
+    pub heuristic: String,
+    /// True when no node had the support the heuristic wants (a domain's first pages).
+    pub cold_start: bool,
+}
+
+/// One block of the page with its verdict (present when block detail is configured).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BlockDetail {
+    /// The block's text.
+    pub text: String,
+    /// Content or boilerplate.
+    pub label: Label,
+    /// The block's count at the deciding node (0 for blocks without letters).
+    pub count: u64,
+    /// Why: `unique` or `repeated` (the count against `c_max`), or `no-letters`.
+    pub reason: String,
+    /// Element path of the block.
+    pub path: String,
+}
+
+/// The output record of one accepted page (DESIGN §5).
+///
+/// Guarantees: `text` is the content blocks in document order joined by blank lines.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CleanRecord {
+    /// The requested URL.
+    pub url: String,
+    /// The URL after redirects, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_url: Option<String>,
+    /// The normalized URL key.
+    pub url_key: String,
+    /// The registrable domain.
+    pub domain: String,
+    /// The page title, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The main text.
+    pub text: String,
+    /// Per-block detail, when configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<Vec<BlockDetail>>,
+    /// The deciding node.
+    pub model: ModelInfo,
+    /// When the crawler fetched the page (RFC 3339), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fetched_at: Option<String>,
+    /// When urltree processed it (RFC 3339).
+    pub processed_at: String,
+    /// Where the input came from.
+    pub source: Source,
+}
