@@ -15,8 +15,13 @@
 //! - [`local`]: local files in and out; [`corpus`]: gold corpora and evaluation runs;
 //!   [`bench`]: the throughput benchmark.
 
+pub mod bench;
 pub mod blocks;
+pub mod config;
+pub mod corpus;
+pub mod engine;
 pub mod eval;
+pub mod local;
 pub mod record;
 pub mod state;
 pub mod tree;

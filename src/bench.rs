@@ -1,0 +1,143 @@
+//! `urltree bench`: the whole pipeline on one core over an in-memory corpus — parse, key, dedup,
+//! tree update in RocksDB, classify, serialize — with throughput, parse share, state size and peak
+//! memory.
+
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use crate::blocks::Tokenizer;
+use crate::config::{Config, DomainCheck};
+use crate::corpus::{self, CorpusError};
+use crate::engine::{Engine, Input, Outcome};
+use crate::record::{RawPage, Source};
+
+/// The numbers of one benchmark run (the JSON written by `urltree bench --json`).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct BenchReport {
+    /// Corpus name.
+    pub corpus: String,
+    /// Pages in the corpus.
+    pub pages: u64,
+    /// HTML bytes in the corpus.
+    pub html_bytes: u64,
+    /// Wall-clock seconds of the pipeline pass.
+    pub seconds: f64,
+    /// Pages per second through the whole pipeline.
+    pub pages_per_sec: f64,
+    /// MB (10^6 bytes) of HTML per second through the whole pipeline.
+    pub mb_per_sec: f64,
+    /// Time of a tokenizer-only pass over the same pages as a share of the pipeline's time.
+    pub parse_share: f64,
+    /// MB/s of the tokenizer alone.
+    pub parse_mb_per_sec: f64,
+    /// State bytes (SST files and memtables, after compaction) per 1,000 retained documents.
+    pub state_bytes_per_1000_docs: f64,
+    /// Documents retained at the end.
+    pub docs_retained: u64,
+    /// Peak resident set size of the process in bytes (Linux; 0 elsewhere).
+    pub peak_rss_bytes: u64,
+    /// The heuristic used.
+    pub heuristic: String,
+}
+
+/// Runs the benchmark on the corpus at `path` with fresh state under a temporary directory.
+pub fn run(path: &Path, base: &Config) -> Result<BenchReport, CorpusError> {
+    let pages = corpus::load(path)?;
+
+    // The tokenizer alone over the same pages: only the tokenizer call is timed.
+    let mut tokenizer = Tokenizer::new(base.parse.clone());
+    let mut parse_seconds = 0.0;
+    let mut html_bytes = 0u64;
+    let mut blocks = 0usize;
+    for page in &pages {
+        let Ok(raw) = RawPage::decode(&page.record, usize::MAX) else {
+            continue;
+        };
+        html_bytes += raw.html.len() as u64;
+        let start = Instant::now();
+        blocks += tokenizer
+            .blocks(raw.html.as_bytes())
+            .map(|b| b.len())
+            .unwrap_or(0);
+        parse_seconds += start.elapsed().as_secs_f64();
+    }
+    std::hint::black_box(blocks);
+
+    let state_dir = tempfile::tempdir().map_err(CorpusError::TempDir)?;
+    let mut config = base.clone();
+    config.state.path = state_dir.path().to_owned();
+    config.input.domain_check = DomainCheck::TrustRecord;
+    let mut engine = Engine::open(&config)?;
+    let sources: Vec<Source> = pages
+        .iter()
+        .map(|p| Source {
+            topic: "bench".into(),
+            partition: 0,
+            offset: p.line as i64,
+        })
+        .collect();
+    let mut sink = std::io::sink();
+    let start = Instant::now();
+    for (chunk, chunk_sources) in pages
+        .chunks(config.input.batch_size)
+        .zip(sources.chunks(config.input.batch_size))
+    {
+        let inputs: Vec<Input<'_>> = chunk
+            .iter()
+            .zip(chunk_sources)
+            .map(|(p, source)| Input {
+                bytes: &p.record,
+                source,
+                timestamp_ms: None,
+            })
+            .collect();
+        for outcome in engine.process_batch(&inputs, None)? {
+            // Serializing the output is part of the pipeline.
+            let _ = match outcome {
+                Outcome::Clean(record) => serde_json::to_writer(&mut sink, &record),
+                Outcome::Rejected(dead) => serde_json::to_writer(&mut sink, &dead),
+                Outcome::Duplicate { .. } => Ok(()),
+            };
+            let _ = sink.write_all(b"\n");
+        }
+    }
+    let seconds = start.elapsed().as_secs_f64().max(1e-9);
+    engine.store().compact()?;
+    let state_bytes = engine.store().size_bytes()?;
+    let stats = engine.stats();
+    let docs_retained = stats.pages.saturating_sub(stats.forgotten);
+    let mb = html_bytes as f64 / 1e6;
+    Ok(BenchReport {
+        corpus: corpus::corpus_name(path),
+        pages: pages.len() as u64,
+        html_bytes,
+        seconds,
+        pages_per_sec: pages.len() as f64 / seconds,
+        mb_per_sec: mb / seconds,
+        parse_share: (parse_seconds / seconds).min(1.0),
+        parse_mb_per_sec: mb / parse_seconds.max(1e-9),
+        state_bytes_per_1000_docs: if docs_retained == 0 {
+            0.0
+        } else {
+            state_bytes as f64 * 1000.0 / docs_retained as f64
+        },
+        docs_retained,
+        peak_rss_bytes: peak_rss_bytes(),
+        heuristic: config.tree.heuristic.to_string(),
+    })
+}
+
+/// Peak resident set size (`VmHWM`) of this process in bytes; 0 where `/proc` is unavailable.
+pub fn peak_rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status.lines().find_map(|line| {
+                let rest = line.strip_prefix("VmHWM:")?;
+                let kb: u64 = rest.trim().trim_end_matches("kB").trim().parse().ok()?;
+                Some(kb * 1024)
+            })
+        })
+        .unwrap_or(0)
+}

@@ -1,0 +1,321 @@
+//! Typed configuration: one TOML file, `URLTREE_*` environment overrides, defaults for everything,
+//! and validation in one place.
+//!
+//! Every section and field has a default, so an empty file (or none) is a valid configuration. An
+//! environment variable `URLTREE_<SECTION>__<FIELD>` (upper case, double underscore between levels)
+//! overrides the field `<field>` of section `[<section>]`; its value is read as a TOML value when it
+//! parses as one (`true`, `500`, `"x"`) and as a string otherwise.
+
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use crate::blocks::ParseLimits;
+use crate::state::StateOptions;
+use crate::tree::{Heuristic, Retention};
+use crate::urlkey::KeyOptions;
+
+/// Prefix of environment overrides.
+pub const ENV_PREFIX: &str = "URLTREE_";
+
+/// What to do with a record whose `domain` field disagrees with its URL's registrable domain.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DomainCheck {
+    /// Reject it to the dead letters (DESIGN §2.1).
+    #[default]
+    Verify,
+    /// Trust the record: file the page under the record's domain (for corpora whose `domain`
+    /// names the collection site, e.g. a site served from a second host).
+    TrustRecord,
+}
+
+/// `[tree]`: the URL Tree's classification.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TreeConfig {
+    /// Classification heuristic by name (default `relaxed-at-domain-500`).
+    pub heuristic: Heuristic,
+}
+
+/// `[rules]`: the query-normalization rules.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RulesConfig {
+    /// A rules file (`schemas/url-rules.v1.schema.json`); the paper's Table 1 set when absent.
+    pub file: Option<PathBuf>,
+}
+
+/// `[input]`: record decoding and batching.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct InputConfig {
+    /// Handling of a disagreeing `domain` field.
+    pub domain_check: DomainCheck,
+    /// Largest accepted record in bytes.
+    pub max_record_bytes: usize,
+    /// Records per batch (one atomic state commit each).
+    pub batch_size: usize,
+}
+
+impl Default for InputConfig {
+    fn default() -> Self {
+        InputConfig {
+            domain_check: DomainCheck::Verify,
+            max_record_bytes: 32 << 20,
+            batch_size: 256,
+        }
+    }
+}
+
+/// `[output]`: what the output records hold.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OutputOptions {
+    /// Include per-block detail (`blocks`) in every record.
+    pub blocks: bool,
+    /// Bytes of the original record kept in a dead letter.
+    pub dead_letter_payload_bytes: usize,
+}
+
+impl Default for OutputOptions {
+    fn default() -> Self {
+        OutputOptions {
+            blocks: false,
+            dead_letter_payload_bytes: 64 << 10,
+        }
+    }
+}
+
+/// The whole configuration.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// `[state]`: RocksDB.
+    pub state: StateOptions,
+    /// `[tree]`: the heuristic.
+    pub tree: TreeConfig,
+    /// `[retention]`: how many documents a domain keeps, for how long.
+    pub retention: Retention,
+    /// `[url]`: URL key normalization.
+    pub url: KeyOptions,
+    /// `[rules]`: query rules.
+    pub rules: RulesConfig,
+    /// `[parse]`: HTML tokenizer limits.
+    pub parse: ParseLimits,
+    /// `[input]`: record decoding.
+    pub input: InputConfig,
+    /// `[output]`: output records.
+    pub output: OutputOptions,
+}
+
+/// The configuration could not be loaded or is invalid.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file or an override is not valid TOML of the expected shape.
+    #[error("invalid config{}: {message}", .origin.as_deref().map(|o| format!(" in {o}")).unwrap_or_default())]
+    Parse {
+        /// The file or variable at fault, when known.
+        origin: Option<String>,
+        /// The parser's message.
+        message: String,
+    },
+    /// A value is out of range.
+    #[error("invalid config value {field}: {reason}")]
+    Invalid {
+        /// The dotted field name.
+        field: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl Config {
+    /// Loads `path` (or defaults when `None`), applies `URLTREE_*` overrides from the process
+    /// environment, and validates.
+    pub fn load(path: Option<&Path>) -> Result<Config, ConfigError> {
+        let text = match path {
+            Some(path) => std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+                path: path.to_owned(),
+                source,
+            })?,
+            None => String::new(),
+        };
+        let origin = path.map(|p| p.display().to_string());
+        Config::from_toml(&text, origin, std::env::vars())
+    }
+
+    /// Parses TOML text, applies overrides from `env` (pairs of name and value; names not starting
+    /// with `URLTREE_` are ignored) and validates.
+    pub fn from_toml(
+        text: &str,
+        origin: Option<String>,
+        env: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<Config, ConfigError> {
+        let mut table: toml::Table =
+            text.parse()
+                .map_err(|e: toml::de::Error| ConfigError::Parse {
+                    origin: origin.clone(),
+                    message: e.to_string(),
+                })?;
+        for (name, value) in env {
+            let Some(path) = name.strip_prefix(ENV_PREFIX) else {
+                continue;
+            };
+            let parts: Vec<String> = path.split("__").map(|p| p.to_ascii_lowercase()).collect();
+            if parts.len() < 2 || parts.iter().any(String::is_empty) {
+                continue;
+            }
+            set_path(&mut table, &parts, parse_env_value(&value));
+        }
+        let config: Config =
+            toml::Value::Table(table)
+                .try_into()
+                .map_err(|e: toml::de::Error| ConfigError::Parse {
+                    origin,
+                    message: e.to_string(),
+                })?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Checks the ranges no type can express.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let invalid = |field, reason: &str| {
+            Err(ConfigError::Invalid {
+                field,
+                reason: reason.to_owned(),
+            })
+        };
+        if self.retention.max_docs == 0 {
+            return invalid("retention.max_docs", "must be at least 1");
+        }
+        if self.input.batch_size == 0 || self.input.batch_size > 100_000 {
+            return invalid("input.batch_size", "must be between 1 and 100000");
+        }
+        if self.input.max_record_bytes == 0 {
+            return invalid("input.max_record_bytes", "must be positive");
+        }
+        if self.state.path.as_os_str().is_empty() {
+            return invalid("state.path", "must not be empty");
+        }
+        match self.tree.heuristic {
+            Heuristic::StrictSupport(0) => {
+                invalid("tree.heuristic", "strict-support-N needs N >= 1")
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The configuration as TOML (for `urltree config` and docs).
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).unwrap_or_default()
+    }
+}
+
+fn parse_env_value(value: &str) -> toml::Value {
+    let probe = format!("v = {value}");
+    match probe.parse::<toml::Table>() {
+        Ok(mut t) => t
+            .remove("v")
+            .unwrap_or_else(|| toml::Value::String(value.to_owned())),
+        Err(_) => toml::Value::String(value.to_owned()),
+    }
+}
+
+fn set_path(table: &mut toml::Table, parts: &[String], value: toml::Value) {
+    let (last, parents) = match parts.split_last() {
+        Some(split) => split,
+        None => return,
+    };
+    let mut current = table;
+    for part in parents {
+        let entry = current
+            .entry(part.clone())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        if !entry.is_table() {
+            *entry = toml::Value::Table(toml::Table::new());
+        }
+        match entry {
+            toml::Value::Table(t) => current = t,
+            _ => return,
+        }
+    }
+    current.insert(last.clone(), value);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn empty_is_default() {
+        let c = Config::from_toml("", None, env(&[])).unwrap();
+        assert_eq!(c, Config::default());
+        assert_eq!(c.tree.heuristic.to_string(), "relaxed-at-domain-500");
+        assert_eq!(c.retention.max_docs, 10_000);
+        assert_eq!(c.retention.min_keep, 100);
+        assert_eq!(c.retention.max_age_secs, 14 * 24 * 3600);
+    }
+
+    #[test]
+    fn file_then_env_overrides() {
+        let text = "[tree]\nheuristic = \"strict\"\n[retention]\nmax_docs = 50\n[state]\npath = \"/tmp/x\"\n";
+        let c = Config::from_toml(
+            text,
+            None,
+            env(&[
+                ("URLTREE_TREE__HEURISTIC", "strict-at-domain"),
+                ("URLTREE_OUTPUT__BLOCKS", "true"),
+                ("URLTREE_STATE__PATH", "/var/lib/urltree"),
+                ("OTHER_THING", "1"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(c.tree.heuristic, Heuristic::StrictAtDomain);
+        assert_eq!(c.retention.max_docs, 50);
+        assert!(c.output.blocks);
+        assert_eq!(c.state.path, PathBuf::from("/var/lib/urltree"));
+    }
+
+    #[test]
+    fn errors_are_clear() {
+        let e = Config::from_toml(
+            "[tree]\nheuristic = \"fuzzy\"",
+            Some("c.toml".into()),
+            env(&[]),
+        )
+        .unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("c.toml") && msg.contains("unknown heuristic"),
+            "{msg}"
+        );
+        let e = Config::from_toml("[retention]\nmax_dogs = 3", None, env(&[])).unwrap_err();
+        assert!(e.to_string().contains("max_dogs"), "{e}");
+        let e = Config::from_toml("[retention]\nmax_docs = 0", None, env(&[])).unwrap_err();
+        assert!(e.to_string().contains("retention.max_docs"), "{e}");
+        assert!(Config::from_toml("x = [", None, env(&[])).is_err());
+    }
+
+    #[test]
+    fn printed_config_parses_back() {
+        let c = Config::default();
+        assert_eq!(Config::from_toml(&c.to_toml(), None, env(&[])).unwrap(), c);
+    }
+}

@@ -1,0 +1,235 @@
+//! Gold-standard corpora (`docs.jsonl.gz`: raw-html records plus `gold`) and the two ways urltree
+//! runs over them: [`evaluate`] scores every emitted page (DESIGN §8) and [`load`] reads a corpus
+//! into memory for the benchmark.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use crate::config::{Config, DomainCheck};
+use crate::engine::{Engine, EngineError, Input, Outcome};
+use crate::eval::{score_page, EvalAccumulator, RunReport};
+use crate::local::{self, Line};
+use crate::record::Source;
+use crate::state::StateError;
+use crate::tree::Heuristic;
+
+/// A corpus could not be read or run.
+#[derive(Debug, Error)]
+pub enum CorpusError {
+    /// Reading the file failed.
+    #[error("reading corpus {path}: {source}")]
+    Io {
+        /// The corpus file.
+        path: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// A line is not a corpus record (JSON with `domain` and `gold`).
+    #[error("{path}:{line}: not a corpus record: {reason}")]
+    BadRecord {
+        /// The corpus file.
+        path: PathBuf,
+        /// 1-based line.
+        line: u64,
+        /// Why.
+        reason: String,
+    },
+    /// The engine could not be opened.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    /// The state failed while processing.
+    #[error(transparent)]
+    State(#[from] StateError),
+    /// The temporary state directory could not be created.
+    #[error("creating a temporary state directory: {0}")]
+    TempDir(io::Error),
+}
+
+/// One page of a corpus.
+#[derive(Clone, Debug)]
+pub struct CorpusPage {
+    /// The raw-html record as it appears in the file.
+    pub record: Vec<u8>,
+    /// Its registrable domain per the corpus.
+    pub domain: String,
+    /// The gold-standard main text.
+    pub gold: String,
+    /// 1-based line in the file.
+    pub line: u64,
+}
+
+#[derive(serde::Deserialize)]
+struct GoldFields {
+    domain: String,
+    #[serde(default)]
+    gold: Option<String>,
+}
+
+/// The folder of the shared evaluation corpus: `$URLTREE_CORPUS_DIR`, else the first
+/// `shared/corpus` found in the current directory or the crate's directory or their ancestors.
+pub fn shared_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("URLTREE_CORPUS_DIR") {
+        return Some(PathBuf::from(dir));
+    }
+    let starts = [
+        std::env::current_dir().ok(),
+        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR"))),
+    ];
+    starts.into_iter().flatten().find_map(|start| {
+        start
+            .ancestors()
+            .map(|dir| dir.join("shared").join("corpus"))
+            .find(|dir| dir.is_dir())
+    })
+}
+
+/// The shared corpus folder, or a panic naming what to set (for tests and benchmarks).
+pub fn require_shared_dir() -> PathBuf {
+    shared_dir().unwrap_or_else(|| {
+        panic!("evaluation corpus not found: put shared/corpus beside the checkout or set URLTREE_CORPUS_DIR")
+    })
+}
+
+/// Resolves a corpus argument: a `docs.jsonl.gz` file, or a folder holding one.
+pub fn corpus_file(path: &Path) -> PathBuf {
+    if path.is_dir() {
+        path.join("docs.jsonl.gz")
+    } else {
+        path.to_owned()
+    }
+}
+
+/// A corpus's display name: its folder name (or file stem).
+pub fn corpus_name(path: &Path) -> String {
+    let file = corpus_file(path);
+    let named = if file.file_name().and_then(|n| n.to_str()) == Some("docs.jsonl.gz") {
+        file.parent().and_then(|p| p.file_name())
+    } else {
+        file.file_stem()
+    };
+    named
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| file.display().to_string())
+}
+
+/// Streams the pages of a corpus in file order to `each`.
+pub fn for_each_page(
+    path: &Path,
+    mut each: impl FnMut(CorpusPage) -> Result<(), CorpusError>,
+) -> Result<(), CorpusError> {
+    let file = corpus_file(path);
+    let io_err = |source| CorpusError::Io {
+        path: file.clone(),
+        source,
+    };
+    let mut input = local::open_jsonl(&file, usize::MAX).map_err(io_err)?;
+    while let Some(line) = input.lines.next_line().map_err(io_err)? {
+        let (line, record) = match line {
+            Line::Record { number, bytes } => (number, bytes),
+            Line::TooLong { number, .. } => (number, Vec::new()),
+        };
+        let fields: GoldFields =
+            serde_json::from_slice(&record).map_err(|e| CorpusError::BadRecord {
+                path: file.clone(),
+                line,
+                reason: e.to_string(),
+            })?;
+        each(CorpusPage {
+            record,
+            domain: fields.domain,
+            gold: fields.gold.unwrap_or_default(),
+            line,
+        })?;
+    }
+    Ok(())
+}
+
+/// Reads a whole corpus into memory.
+pub fn load(path: &Path) -> Result<Vec<CorpusPage>, CorpusError> {
+    let mut pages = Vec::new();
+    for_each_page(path, |page| {
+        pages.push(page);
+        Ok(())
+    })?;
+    Ok(pages)
+}
+
+/// The result of evaluating one heuristic on one corpus.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Evaluation {
+    /// The scores.
+    pub report: RunReport,
+    /// Pages skipped as duplicates (not emitted, so not scored).
+    pub duplicates: u64,
+    /// Pages rejected (scored as an empty extraction).
+    pub rejected: u64,
+}
+
+/// Streams a corpus in file order through fresh state with `heuristic` and scores every emitted
+/// page against its gold text. The corpus's `domain` field is trusted (DomainCheck::TrustRecord):
+/// it names the collection site even where a page was served from another host.
+pub fn evaluate(
+    path: &Path,
+    base: &Config,
+    heuristic: Heuristic,
+) -> Result<Evaluation, CorpusError> {
+    let state_dir = tempfile::tempdir().map_err(CorpusError::TempDir)?;
+    let mut config = base.clone();
+    config.state.path = state_dir.path().to_owned();
+    config.tree.heuristic = heuristic;
+    config.input.domain_check = DomainCheck::TrustRecord;
+    let mut engine = Engine::open(&config)?;
+    let topic = corpus_file(path).display().to_string();
+    let mut acc = EvalAccumulator::new();
+    let mut batch: Vec<CorpusPage> = Vec::with_capacity(config.input.batch_size);
+    let (mut duplicates, mut rejected) = (0, 0);
+    let mut run = |batch: &mut Vec<CorpusPage>, engine: &mut Engine| -> Result<(), CorpusError> {
+        let sources: Vec<Source> = batch
+            .iter()
+            .map(|p| Source {
+                topic: topic.clone(),
+                partition: 0,
+                offset: p.line as i64,
+            })
+            .collect();
+        let inputs: Vec<Input<'_>> = batch
+            .iter()
+            .zip(&sources)
+            .map(|(p, source)| Input {
+                bytes: &p.record,
+                source,
+                timestamp_ms: None,
+            })
+            .collect();
+        let outcomes = engine.process_batch(&inputs, None)?;
+        for (page, outcome) in batch.iter().zip(outcomes) {
+            match outcome {
+                Outcome::Clean(record) => {
+                    acc.push(&page.domain, &score_page(&record.text, &page.gold))
+                }
+                Outcome::Duplicate { .. } => duplicates += 1,
+                Outcome::Rejected(_) => {
+                    rejected += 1;
+                    acc.push(&page.domain, &score_page("", &page.gold));
+                }
+            }
+        }
+        batch.clear();
+        Ok(())
+    };
+    for_each_page(path, |page| {
+        batch.push(page);
+        if batch.len() >= config.input.batch_size {
+            run(&mut batch, &mut engine)?;
+        }
+        Ok(())
+    })?;
+    run(&mut batch, &mut engine)?;
+    Ok(Evaluation {
+        report: acc.finish(&heuristic.to_string()),
+        duplicates,
+        rejected,
+    })
+}

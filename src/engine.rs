@@ -1,0 +1,359 @@
+//! The per-page pipeline over the URL Tree (DESIGN §1–2): decode → URL key → duplicate check →
+//! blocks → insert → forget → classify → clean-text record.
+//!
+//! [`Engine`] is the one place these steps are wired; every input source (local files, Kafka)
+//! hands it batches of raw records and gets one [`Outcome`] per record back, in order.
+
+use thiserror::Error;
+use time::format_description::well_known::Rfc3339;
+use time::OffsetDateTime;
+
+use crate::blocks::{Block, Tokenizer};
+use crate::config::{Config, DomainCheck, OutputOptions};
+use crate::record::{BlockDetail, CleanRecord, DeadLetter, ErrorKind, ModelInfo, RawPage, Source};
+use crate::state::{StateError, Store, Txn};
+use crate::tree::{block_key, BlockKey, Branch, Fingerprint, Heuristic, Label, Retention};
+use crate::urlkey::{QueryRules, RulesError, UrlKey, UrlKeyer};
+
+/// One raw input record and where it came from.
+#[derive(Clone, Copy, Debug)]
+pub struct Input<'a> {
+    /// The record's bytes (one JSON object).
+    pub bytes: &'a [u8],
+    /// Source coordinates, copied to the output.
+    pub source: &'a Source,
+    /// The record's own timestamp (ms since the epoch, e.g. the Kafka record time), used as the
+    /// page's event time when it has no `fetched_at`.
+    pub timestamp_ms: Option<i64>,
+}
+
+/// What became of one input record.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    /// Accepted, inserted and classified.
+    Clean(Box<CleanRecord>),
+    /// Its URL key is already held in its domain: counted, not inserted, not classified.
+    Duplicate {
+        /// The duplicate URL key.
+        url_key: String,
+        /// The registrable domain.
+        domain: String,
+    },
+    /// Not processable; the dead-letter record says why.
+    Rejected(Box<DeadLetter>),
+}
+
+/// Running totals of an engine, for summaries and metrics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Stats {
+    /// Records seen.
+    pub records: u64,
+    /// Pages accepted and classified.
+    pub pages: u64,
+    /// Duplicates skipped.
+    pub duplicates: u64,
+    /// Records rejected.
+    pub rejected: u64,
+    /// Blocks labelled content.
+    pub content_blocks: u64,
+    /// Blocks labelled boilerplate.
+    pub boilerplate_blocks: u64,
+    /// HTML bytes of accepted pages.
+    pub html_bytes: u64,
+    /// Documents forgotten by retention.
+    pub forgotten: u64,
+}
+
+/// The engine could not be built from its configuration.
+#[derive(Debug, Error)]
+pub enum EngineError {
+    /// The URL rules file could not be loaded.
+    #[error(transparent)]
+    Rules(#[from] RulesError),
+    /// The state could not be opened.
+    #[error(transparent)]
+    State(#[from] StateError),
+}
+
+/// The URL Tree pipeline over one RocksDB state.
+pub struct Engine {
+    keyer: UrlKeyer,
+    tokenizer: Tokenizer,
+    heuristic: Heuristic,
+    retention: Retention,
+    max_record_bytes: usize,
+    domain_check: DomainCheck,
+    output: OutputOptions,
+    store: Store,
+    stats: Stats,
+}
+
+impl Engine {
+    /// Opens the state and builds the pipeline described by `config` (already validated).
+    pub fn open(config: &Config) -> Result<Engine, EngineError> {
+        let rules = match &config.rules.file {
+            Some(path) => QueryRules::load(path)?,
+            None => QueryRules::paper_default(),
+        };
+        Ok(Engine {
+            keyer: UrlKeyer::new(rules, config.url.clone()),
+            tokenizer: Tokenizer::new(config.parse.clone()),
+            heuristic: config.tree.heuristic,
+            retention: config.retention,
+            max_record_bytes: config.input.max_record_bytes,
+            domain_check: config.input.domain_check,
+            output: config.output.clone(),
+            store: Store::open(&config.state)?,
+            stats: Stats::default(),
+        })
+    }
+
+    /// The state store.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Totals since the engine was opened.
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// The heuristic in use.
+    pub fn heuristic(&self) -> Heuristic {
+        self.heuristic
+    }
+
+    /// Processes a batch in order and commits all its state changes in one atomic write, together
+    /// with `progress` (source name, next offset) when given. Returns one outcome per input.
+    ///
+    /// Bad records never fail the batch: they come back as [`Outcome::Rejected`]. Only a state
+    /// error fails it, and then nothing of the batch is written.
+    pub fn process_batch(
+        &mut self,
+        inputs: &[Input<'_>],
+        progress: Option<(&str, u64)>,
+    ) -> Result<Vec<Outcome>, StateError> {
+        let processed_at = OffsetDateTime::now_utc()
+            .format(&Rfc3339)
+            .unwrap_or_default();
+        let store = &self.store;
+        let mut txn = store.begin();
+        let mut stats = self.stats;
+        let mut ctx = PageContext {
+            keyer: &self.keyer,
+            tokenizer: &mut self.tokenizer,
+            heuristic: self.heuristic,
+            retention: self.retention,
+            max_record_bytes: self.max_record_bytes,
+            domain_check: self.domain_check,
+            output: &self.output,
+            processed_at: &processed_at,
+            stats: &mut stats,
+        };
+        let mut outcomes = Vec::with_capacity(inputs.len());
+        for input in inputs {
+            outcomes.push(ctx.process(&mut txn, input)?);
+        }
+        if let Some((source, next_offset)) = progress {
+            txn.set_progress(source, next_offset);
+        }
+        txn.commit()?;
+        self.stats = stats;
+        Ok(outcomes)
+    }
+}
+
+struct PageContext<'e> {
+    keyer: &'e UrlKeyer,
+    tokenizer: &'e mut Tokenizer,
+    heuristic: Heuristic,
+    retention: Retention,
+    max_record_bytes: usize,
+    domain_check: DomainCheck,
+    output: &'e OutputOptions,
+    processed_at: &'e str,
+    stats: &'e mut Stats,
+}
+
+impl PageContext<'_> {
+    fn process(&mut self, txn: &mut Txn<'_>, input: &Input<'_>) -> Result<Outcome, StateError> {
+        self.stats.records += 1;
+        let outcome = self.process_page(txn, input);
+        match &outcome {
+            Ok(Outcome::Clean(_)) => self.stats.pages += 1,
+            Ok(Outcome::Duplicate { .. }) => self.stats.duplicates += 1,
+            Ok(Outcome::Rejected(_)) => self.stats.rejected += 1,
+            Err(_) => {}
+        }
+        outcome
+    }
+
+    fn reject(&self, input: &Input<'_>, kind: ErrorKind, message: String) -> Outcome {
+        Outcome::Rejected(Box::new(DeadLetter::new(
+            kind,
+            message,
+            input.source.clone(),
+            input.bytes,
+            self.output.dead_letter_payload_bytes,
+        )))
+    }
+
+    fn process_page(
+        &mut self,
+        txn: &mut Txn<'_>,
+        input: &Input<'_>,
+    ) -> Result<Outcome, StateError> {
+        let page = match RawPage::decode(input.bytes, self.max_record_bytes) {
+            Ok(page) => page,
+            Err(e) => return Ok(self.reject(input, e.kind(), e.to_string())),
+        };
+        let mut key = match self.keyer.key(page.effective_url(), page.title.as_deref()) {
+            Ok(key) => key,
+            Err(e) => return Ok(self.reject(input, ErrorKind::BadUrl, e.to_string())),
+        };
+        if let Some(claimed) = page.domain.as_deref() {
+            let claimed = claimed.trim().trim_end_matches('.').to_ascii_lowercase();
+            if claimed != key.domain {
+                match self.domain_check {
+                    DomainCheck::Verify => {
+                        let message = format!(
+                            "record domain {claimed:?} disagrees with the URL's registrable domain {:?}",
+                            key.domain
+                        );
+                        return Ok(self.reject(input, ErrorKind::DomainMismatch, message));
+                    }
+                    DomainCheck::TrustRecord => rehome(&mut key, claimed),
+                }
+            }
+        }
+        let branch = Branch::of(&key);
+        let domain = branch.root();
+        if txn.seen(domain, &key.key)? {
+            return Ok(Outcome::Duplicate {
+                url_key: key.key,
+                domain: key.domain,
+            });
+        }
+        let blocks = match self.tokenizer.blocks(page.html.as_bytes()) {
+            Ok(blocks) => blocks,
+            Err(e) => return Ok(self.reject(input, ErrorKind::BadHtml, e.to_string())),
+        };
+        let time_ms = page
+            .fetched_at
+            .map(|t| (t.unix_timestamp_nanos() / 1_000_000) as i64)
+            .or(input.timestamp_ms)
+            .unwrap_or_else(|| {
+                (OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000) as i64
+            });
+        let fp = Fingerprint::new(
+            time_ms,
+            key.key.clone(),
+            branch.stored().to_vec(),
+            blocks
+                .iter()
+                .filter_map(|b| b.hash.as_ref().map(block_key))
+                .collect(),
+        );
+        txn.insert(domain, &fp)?;
+        self.forget(txn, domain)?;
+
+        // The leaf holds this page alone (see `Branch`): support 1, every block counted once.
+        let mut supports = txn.supports(branch.stored())?;
+        supports.push(1);
+        let choice = self.heuristic.choose(&supports);
+        let counts = if choice.depth == branch.leaf_depth() {
+            vec![1; fp.blocks.len()]
+        } else {
+            txn.counts(branch.ids[choice.depth], &fp.blocks)?
+        };
+        let count_of = |key: BlockKey| -> u64 {
+            fp.blocks
+                .binary_search(&key)
+                .map(|i| counts[i])
+                .unwrap_or(0)
+        };
+
+        let mut text = String::with_capacity(page.html.len() / 8);
+        let mut details = self.output.blocks.then(|| Vec::with_capacity(blocks.len()));
+        for block in &blocks {
+            let count = block.hash.as_ref().map(|h| count_of(block_key(h)));
+            let label = choice.label(count);
+            match label {
+                Label::Content => {
+                    self.stats.content_blocks += 1;
+                    if !text.is_empty() {
+                        text.push_str("\n\n");
+                    }
+                    text.push_str(&block.text);
+                }
+                Label::Boilerplate => self.stats.boilerplate_blocks += 1,
+            }
+            if let Some(details) = details.as_mut() {
+                details.push(detail(block, label, count));
+            }
+        }
+        self.stats.html_bytes += page.html.len() as u64;
+
+        Ok(Outcome::Clean(Box::new(CleanRecord {
+            url: page.url,
+            response_url: page.response_url,
+            url_key: key.key,
+            domain: key.domain,
+            title: page.title,
+            text,
+            blocks: details,
+            model: ModelInfo {
+                node: branch.path_to(choice.depth),
+                support: choice.support,
+                heuristic: self.heuristic.to_string(),
+                cold_start: choice.cold_start,
+            },
+            fetched_at: page.fetched_at.and_then(|t| t.format(&Rfc3339).ok()),
+            processed_at: self.processed_at.to_owned(),
+            source: input.source.clone(),
+        })))
+    }
+
+    /// Forgets the domain's oldest documents while retention says so.
+    fn forget(&mut self, txn: &mut Txn<'_>, domain: crate::tree::NodeId) -> Result<(), StateError> {
+        loop {
+            let meta = txn.domain(domain)?;
+            let held = meta.held();
+            if held <= self.retention.min_keep && held <= self.retention.max_docs {
+                return Ok(());
+            }
+            let Some(oldest) = txn.oldest(domain)? else {
+                return Ok(());
+            };
+            if !self.retention.evicts(held, oldest.time_ms, meta.newest_ms) {
+                return Ok(());
+            }
+            txn.forget_oldest(domain)?;
+            self.stats.forgotten += 1;
+        }
+    }
+}
+
+/// Puts a page whose record names another registrable domain under that domain: the URL's host
+/// becomes the first branch segment, so its pages still group by host.
+fn rehome(key: &mut UrlKey, domain: String) {
+    if key.segments.first() != Some(&key.host) {
+        key.segments.insert(0, key.host.clone());
+    }
+    key.domain = domain;
+}
+
+fn detail(block: &Block, label: Label, count: Option<u64>) -> BlockDetail {
+    let reason = match (label, count) {
+        (_, None) => "no-letters",
+        (Label::Content, Some(_)) => "unique",
+        (Label::Boilerplate, Some(_)) => "repeated",
+    };
+    BlockDetail {
+        text: block.text.clone(),
+        label,
+        count: count.unwrap_or(0),
+        reason: reason.to_owned(),
+        path: block.path.clone(),
+    }
+}

@@ -1,0 +1,281 @@
+//! The `urltree` binary end to end: extract with bad lines, a second run that keeps learning,
+//! directory input, eval and bench JSON, config printing.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn bin() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_urltree"));
+    cmd.env_remove("URLTREE_CONFIG").env("RUST_LOG", "warn");
+    cmd
+}
+
+fn sample() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/rust-books.jsonl.gz")
+}
+
+fn read_jsonl(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn extract_sends_bad_lines_to_the_errors_file_and_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    let good = |n: u32| {
+        serde_json::json!({
+            "url": format!("https://example.org/docs/page{n}.html"),
+            "title": format!("Page {n}"),
+            "html": format!("<html><body><nav>Menu of the site</nav><p>Body text number {n} of the page.</p></body></html>"),
+        })
+        .to_string()
+    };
+    let long_line = format!(
+        r#"{{"url":"https://example.org/big","html":"{}"}}"#,
+        "x".repeat(3000)
+    );
+    let lines = [
+        good(1),
+        "{broken json".to_owned(),
+        good(2),
+        r#"{"url":"mailto:someone@example.org","html":"<p>x</p>"}"#.to_owned(),
+        long_line,
+        String::new(),
+        good(3),
+        good(1),
+    ];
+    std::fs::write(&input, lines.join("\n")).unwrap();
+    let out = dir.path().join("out/clean.jsonl");
+    let state = dir.path().join("state");
+    let result = bin()
+        .args([
+            "extract",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--state",
+            state.to_str().unwrap(),
+        ])
+        .env("URLTREE_INPUT__MAX_RECORD_BYTES", "2048")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(result.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("3 pages, 1 duplicates, 3 invalid"),
+        "{stderr}"
+    );
+
+    let clean = read_jsonl(&out);
+    assert_eq!(clean.len(), 3);
+    assert_eq!(clean[0]["source"]["offset"], 1);
+    assert_eq!(clean[2]["source"]["offset"], 7);
+    assert!(clean[0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("Body text number 1"));
+
+    let errors = read_jsonl(&dir.path().join("out/clean.errors.jsonl"));
+    let kinds: Vec<(&str, i64)> = errors
+        .iter()
+        .map(|e| {
+            (
+                e["error"]["kind"].as_str().unwrap(),
+                e["source"]["offset"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![("invalid-json", 2), ("bad-url", 4), ("too-large", 5)]
+    );
+    assert_eq!(errors[2]["payload_truncated"], true);
+}
+
+#[test]
+fn a_second_run_keeps_learning_from_the_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let run = |input: &Path, out: &Path| {
+        let result = bin()
+            .args([
+                "extract",
+                input.to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+                "--state",
+                state.to_str().unwrap(),
+                "-q",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            result.status.success(),
+            "{}",
+            String::from_utf8_lossy(&result.stderr)
+        );
+        read_jsonl(out)
+    };
+    let first = run(&sample(), &dir.path().join("a.jsonl"));
+    assert_eq!(first.len(), 200);
+    assert_eq!(first[0]["model"]["cold_start"], true);
+    // Same input again: every page is now a duplicate.
+    let again = run(&sample(), &dir.path().join("b.jsonl"));
+    assert!(again.is_empty());
+    // A new page of the same site is classified with all 200 pages behind it.
+    let new_page = dir.path().join("new.jsonl");
+    let mut rec: Value =
+        serde_json::from_str(&String::from_utf8(flate2_first_line(&sample())).unwrap()).unwrap();
+    rec["url"] = Value::String("https://doc.rust-lang.org/1.63.0/book/ch99-00-new.html".into());
+    std::fs::write(&new_page, rec.to_string()).unwrap();
+    let third = run(&new_page, &dir.path().join("c.jsonl"));
+    assert_eq!(third.len(), 1);
+    assert!(
+        third[0]["model"]["support"].as_u64().unwrap() >= 5,
+        "{}",
+        third[0]["model"]
+    );
+    assert_eq!(third[0]["model"]["cold_start"], false);
+}
+
+fn flate2_first_line(path: &Path) -> Vec<u8> {
+    let pages = urltree::corpus::load(path).unwrap();
+    pages[0].record.clone()
+}
+
+#[test]
+fn extract_reads_a_directory_of_html_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site/www.example.net/blog");
+    std::fs::create_dir_all(&site).unwrap();
+    for n in 0..3 {
+        std::fs::write(
+            site.join(format!("post{n}.html")),
+            format!("<html><body><div>Blog header</div><p>Post {n} says something new.</p></body></html>"),
+        )
+        .unwrap();
+    }
+    let out = dir.path().join("out.jsonl");
+    let result = bin()
+        .args([
+            "extract",
+            dir.path().join("site").to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .args([
+            "--state",
+            dir.path().join("state").to_str().unwrap(),
+            "--blocks",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let clean = read_jsonl(&out);
+    assert_eq!(clean.len(), 3);
+    assert_eq!(clean[0]["url"], "http://www.example.net/blog/post0.html");
+    assert_eq!(clean[0]["domain"], "example.net");
+    assert!(clean[2]["blocks"].as_array().unwrap().len() >= 2);
+}
+
+#[test]
+fn eval_and_bench_write_their_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("eval.json");
+    let plot = dir.path().join("curve.svg");
+    let result = bin()
+        .args([
+            "eval",
+            "--corpus",
+            sample().to_str().unwrap(),
+            "--heuristic",
+            "strict",
+        ])
+        .args([
+            "--heuristic",
+            "relaxed-at-domain-500",
+            "--json",
+            json.to_str().unwrap(),
+            "--plot",
+            plot.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&result.stdout);
+    assert!(stdout.contains("rust-lang.org"), "{stdout}");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let runs = report["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[0]["heuristic"], "strict");
+    assert_eq!(runs[1]["overall"]["pages"], 200);
+    let f1 = runs[1]["overall"]["f1_lcs"].as_f64().unwrap();
+    assert!(f1 > 0.5 && f1 <= 1.0, "{f1}");
+    assert!(
+        std::fs::read_to_string(&plot).unwrap().starts_with("<svg")
+            || std::fs::read_to_string(&plot).unwrap().starts_with("<?xml")
+    );
+
+    let bench = dir.path().join("bench.json");
+    let result = bin()
+        .args([
+            "bench",
+            "--corpus",
+            sample().to_str().unwrap(),
+            "--json",
+            bench.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let b: Value = serde_json::from_str(&std::fs::read_to_string(&bench).unwrap()).unwrap();
+    for field in [
+        "pages_per_sec",
+        "mb_per_sec",
+        "parse_share",
+        "state_bytes_per_1000_docs",
+        "peak_rss_bytes",
+    ] {
+        assert!(b[field].as_f64().unwrap() > 0.0, "{field}: {b}");
+    }
+    assert_eq!(b["pages"], 200);
+}
+
+#[test]
+fn config_is_printed_and_bad_config_is_a_clear_error() {
+    let result = bin()
+        .args(["config"])
+        .env("URLTREE_TREE__HEURISTIC", "strict")
+        .output()
+        .unwrap();
+    assert!(result.status.success());
+    let text = String::from_utf8_lossy(&result.stdout);
+    assert!(text.contains("heuristic = \"strict\""), "{text}");
+
+    let result = bin()
+        .args(["config"])
+        .env("URLTREE_TREE__HEURISTIC", "magic")
+        .output()
+        .unwrap();
+    assert_eq!(result.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&result.stderr);
+    assert!(err.contains("unknown heuristic"), "{err}");
+}

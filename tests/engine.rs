@@ -1,0 +1,250 @@
+//! The per-page pipeline end to end over real HTML: template learning, duplicates, bad input,
+//! retention, persistence and the paper's URL key example.
+
+use urltree::config::{Config, DomainCheck};
+use urltree::engine::{Engine, Input, Outcome};
+use urltree::record::{CleanRecord, ErrorKind, Source};
+use urltree::tree::Heuristic;
+
+fn config(dir: &std::path::Path) -> Config {
+    let mut c = Config::default();
+    c.state.path = dir.to_owned();
+    c
+}
+
+const NAMES: [&str; 10] = [
+    "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliett",
+];
+
+/// A news page on a shared template: navigation, an article, a footer.
+fn page(n: usize) -> String {
+    format!(
+        r#"<html><head><title>Story {n}</title><script>var tracking = {n};</script></head><body>
+        <div id="nav"><ul><li><a href="/">Home</a></li><li><a href="/world">World news</a></li>
+        <li><a href="/sport">Sport</a></li></ul></div>
+        <div id="main"><h1>Headline {name} about {topic}</h1>
+        <p>This is the unique first paragraph of story {name}, reporting on {topic} in detail.</p>
+        <p>A second paragraph with <b>bold</b> and <a href="/x">a link</a> about {topic} and {name}.</p></div>
+        <div id="footer"><p>Copyright Example News Corporation, all rights reserved.</p>
+        <p>Contact us &amp; follow us on social media</p></div></body></html>"#,
+        topic = ["elections", "weather", "markets", "football", "science"][n % 5],
+        // Block identity ignores digits, so pages differ by words.
+        name = NAMES[n % NAMES.len()],
+    )
+}
+
+fn record(n: usize) -> Vec<u8> {
+    serde_json::to_vec(&serde_json::json!({
+        "url": format!("http://www.example-news.com/world/story{n}.html?utm_source=feed"),
+        "title": format!("Story {n}"),
+        "html": page(n),
+        "fetched_at": format!("2024-01-{:02}T10:00:00Z", 1 + n % 28),
+    }))
+    .unwrap()
+}
+
+fn run(engine: &mut Engine, records: &[Vec<u8>]) -> Vec<Outcome> {
+    let sources: Vec<Source> = (0..records.len())
+        .map(|i| Source {
+            topic: "test".into(),
+            partition: 0,
+            offset: i as i64,
+        })
+        .collect();
+    let inputs: Vec<Input<'_>> = records
+        .iter()
+        .zip(&sources)
+        .map(|(bytes, source)| Input {
+            bytes,
+            source,
+            timestamp_ms: None,
+        })
+        .collect();
+    engine.process_batch(&inputs, None).unwrap()
+}
+
+fn clean(outcome: &Outcome) -> &CleanRecord {
+    match outcome {
+        Outcome::Clean(record) => record,
+        other => panic!("expected a clean record, got {other:?}"),
+    }
+}
+
+#[test]
+fn learns_the_template_and_keeps_the_article() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = config(dir.path());
+    c.tree.heuristic = Heuristic::Strict;
+    let mut engine = Engine::open(&c).unwrap();
+    let records: Vec<Vec<u8>> = (0..8).map(record).collect();
+    let out = run(&mut engine, &records[..1]);
+    let first = clean(&out[0]);
+    // Cold start: nothing is known, every block is content.
+    assert!(first.model.cold_start);
+    assert!(first.text.contains("Copyright Example News Corporation"));
+    assert!(first.text.contains("unique first paragraph of story alpha"));
+    assert!(
+        !first.text.contains("tracking"),
+        "script text must never appear"
+    );
+    assert_eq!(first.domain, "example-news.com");
+
+    let out = run(&mut engine, &records[1..]);
+    let last = clean(out.last().unwrap());
+    assert!(!last.model.cold_start, "{:?}", last.model);
+    assert!(last.model.support >= 5);
+    assert!(
+        last.text.contains("unique first paragraph of story hotel"),
+        "{}",
+        last.text
+    );
+    assert!(last.text.contains("Headline hotel"), "{}", last.text);
+    assert!(
+        !last.text.contains("Copyright"),
+        "footer is template: {}",
+        last.text
+    );
+    assert!(
+        !last.text.contains("World news"),
+        "navigation is template: {}",
+        last.text
+    );
+    assert!(!last.text.contains("Contact us"), "{}", last.text);
+    let stats = engine.stats();
+    assert_eq!((stats.pages, stats.duplicates, stats.rejected), (8, 0, 0));
+}
+
+#[test]
+fn duplicates_are_counted_not_inserted() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = Engine::open(&config(dir.path())).unwrap();
+    let out = run(&mut engine, &[record(1), record(1), record(2)]);
+    assert!(matches!(out[0], Outcome::Clean(_)));
+    assert!(matches!(out[1], Outcome::Duplicate { .. }), "{:?}", out[1]);
+    // The duplicate did not count: the template blocks were seen twice, not three times.
+    let third = clean(&out[2]);
+    assert_eq!(third.model.support, 2);
+    // And across batches too.
+    let out = run(&mut engine, &[record(2)]);
+    assert!(matches!(out[0], Outcome::Duplicate { .. }));
+    assert_eq!(engine.stats().duplicates, 2);
+}
+
+#[test]
+fn bad_records_are_rejected_and_the_batch_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = Engine::open(&config(dir.path())).unwrap();
+    let bad: Vec<(Vec<u8>, ErrorKind)> = vec![
+        (b"{not json".to_vec(), ErrorKind::InvalidJson),
+        (br#"{"html":"<p>x</p>"}"#.to_vec(), ErrorKind::MissingField),
+        (
+            br#"{"url":"javascript:alert(1)","html":"<p>x</p>"}"#.to_vec(),
+            ErrorKind::BadUrl,
+        ),
+        (
+            br#"{"url":"http:///nohost","html":"<p>x</p>"}"#.to_vec(),
+            ErrorKind::BadUrl,
+        ),
+        (
+            br#"{"url":"http://a.example.org/","domain":"other.org","html":"<p>x</p>"}"#.to_vec(),
+            ErrorKind::DomainMismatch,
+        ),
+        (
+            br#"{"url":"http://a.example.org/","html":"x","fetched_at":"soon"}"#.to_vec(),
+            ErrorKind::InvalidField,
+        ),
+    ];
+    let mut records: Vec<Vec<u8>> = bad.iter().map(|(r, _)| r.clone()).collect();
+    records.push(record(3));
+    let out = run(&mut engine, &records);
+    for (i, (_, kind)) in bad.iter().enumerate() {
+        match &out[i] {
+            Outcome::Rejected(dead) => {
+                assert_eq!(dead.error.kind, *kind, "record {i}: {}", dead.error.message);
+                assert_eq!(dead.source.offset, i as i64);
+                assert_eq!(dead.payload.as_bytes(), &records[i][..]);
+            }
+            other => panic!("record {i}: expected a rejection, got {other:?}"),
+        }
+    }
+    assert!(matches!(out.last().unwrap(), Outcome::Clean(_)));
+    assert_eq!(engine.stats().rejected, bad.len() as u64);
+}
+
+#[test]
+fn trusted_record_domain_files_the_page_under_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = config(dir.path());
+    c.input.domain_check = DomainCheck::TrustRecord;
+    let mut engine = Engine::open(&c).unwrap();
+    let rec = br#"{"url":"http://www.newyorkmetro.com/news/a.html","domain":"nymag.com","html":"<p>Hello there</p>"}"#;
+    let out = run(&mut engine, &[rec.to_vec()]);
+    let r = clean(&out[0]);
+    assert_eq!(r.domain, "nymag.com");
+    assert!(r.model.node.starts_with("nymag.com"), "{}", r.model.node);
+}
+
+#[test]
+fn retention_keeps_at_most_max_docs_and_equals_a_fresh_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = config(dir.path());
+    c.retention.max_docs = 3;
+    c.retention.min_keep = 1;
+    let mut engine = Engine::open(&c).unwrap();
+    let records: Vec<Vec<u8>> = (0..7).map(record).collect();
+    run(&mut engine, &records[..4]);
+    run(&mut engine, &records[4..]);
+    assert_eq!(engine.stats().forgotten, 4);
+
+    let dir2 = tempfile::tempdir().unwrap();
+    let mut c2 = config(dir2.path());
+    c2.retention = c.retention;
+    let mut fresh = Engine::open(&c2).unwrap();
+    run(&mut fresh, &records[4..]);
+    engine.store().compact().unwrap();
+    fresh.store().compact().unwrap();
+    let (a, b) = (
+        engine.store().dump().unwrap(),
+        fresh.store().dump().unwrap(),
+    );
+    assert_eq!(a.counts, b.counts);
+    assert_eq!(a.supports, b.supports);
+    assert_eq!(a.docs, b.docs);
+    assert_eq!(a.seen, b.seen);
+    assert_eq!(a.held, b.held);
+    // A forgotten page is no longer a duplicate.
+    let out = run(&mut engine, &records[..1]);
+    assert!(matches!(out[0], Outcome::Clean(_)));
+}
+
+#[test]
+fn a_second_run_keeps_learning() {
+    let dir = tempfile::tempdir().unwrap();
+    let records: Vec<Vec<u8>> = (0..6).map(record).collect();
+    {
+        let mut engine = Engine::open(&config(dir.path())).unwrap();
+        run(&mut engine, &records[..5]);
+    }
+    let mut engine = Engine::open(&config(dir.path())).unwrap();
+    let out = run(&mut engine, &records[5..]);
+    let r = clean(&out[0]);
+    assert_eq!(r.model.support, 6);
+    assert!(!r.text.contains("Copyright"), "{}", r.text);
+}
+
+#[test]
+fn the_papers_url_key_example() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = Engine::open(&config(dir.path())).unwrap();
+    let rec = serde_json::json!({
+        "url": "http://news.google.com/news/url?sa=t&fd=R&usg=AFQjCNEzsnMgX5xBUPyZ5rYhDxtL0PdVvw&url=http%3A%2F%2Fabcnews.go.com%2Fkabc%2Fstory%3Fid%3D8691010",
+        "response_url": "http://abcnews.go.com/kabc/story?id=8691010&section=news/local",
+        "title": "Fire crews battle blaze",
+        "html": "<p>Fire crews battle a blaze in the hills.</p>"
+    });
+    let out = run(&mut engine, &[serde_json::to_vec(&rec).unwrap()]);
+    let r = clean(&out[0]);
+    assert_eq!(r.url_key, "http://abcnews.go.com/kabc/story?id=8691010");
+    assert_eq!(r.domain, "go.com");
+    assert_eq!(r.model.node, "go.com");
+}
