@@ -17,6 +17,9 @@ pub const CURVE_MAX_POINTS: usize = 2000;
 /// Pages of a domain counted as its cold start in [`Summary::first10_f1`].
 pub const COLD_START_PAGES: usize = 10;
 
+/// Pages of a domain counted in [`Summary::first100_f1`] (the paper's learning horizon).
+pub const WARM_UP_PAGES: usize = 100;
+
 /// Mean quality over a set of pages. Means are 0 when there is no page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
@@ -34,6 +37,9 @@ pub struct Summary {
     pub first10_f1: f64,
     /// Mean LCS F1 over the other pages; `None` when there is none.
     pub rest_f1: Option<f64>,
+    /// Mean LCS F1 over the first [`WARM_UP_PAGES`] pages of each domain.
+    #[serde(default)]
+    pub first100_f1: f64,
 }
 
 /// A domain's [`Summary`] (flattened in JSON) with its own curve.
@@ -149,6 +155,8 @@ struct Sums {
     first_f1: f64,
     rest_n: usize,
     rest_f1: f64,
+    first100_n: usize,
+    first100_f1: f64,
 }
 
 impl Sums {
@@ -166,6 +174,10 @@ impl Sums {
             self.rest_n += 1;
             self.rest_f1 += f1;
         }
+        if index_in_domain < WARM_UP_PAGES {
+            self.first100_n += 1;
+            self.first100_f1 += f1;
+        }
     }
 
     fn summary(&self) -> Summary {
@@ -178,6 +190,7 @@ impl Sums {
             f1_bow: mean(self.f1_bow, self.pages),
             first10_f1: mean(self.first_f1, self.first_n),
             rest_f1: (self.rest_n > 0).then(|| self.rest_f1 / self.rest_n as f64),
+            first100_f1: mean(self.first100_f1, self.first100_n),
         }
     }
 }
