@@ -12,6 +12,17 @@ fn bin() -> Command {
     cmd
 }
 
+/// Runs `cmd` and fails the test, with its stderr, unless it succeeds.
+fn success(cmd: &mut Command) -> std::process::Output {
+    let output = cmd.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
 fn sample() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/rust-books.jsonl.gz")
 }
@@ -103,23 +114,15 @@ fn a_second_run_keeps_learning_from_the_first() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
     let run = |input: &Path, out: &Path| {
-        let result = bin()
-            .args([
-                "extract",
-                input.to_str().unwrap(),
-                "-o",
-                out.to_str().unwrap(),
-                "--state",
-                state.to_str().unwrap(),
-                "-q",
-            ])
-            .output()
-            .unwrap();
-        assert!(
-            result.status.success(),
-            "{}",
-            String::from_utf8_lossy(&result.stderr)
-        );
+        success(bin().args([
+            "extract",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--state",
+            state.to_str().unwrap(),
+            "-q",
+        ]));
         read_jsonl(out)
     };
     let first = run(&sample(), &dir.path().join("a.jsonl"));
@@ -162,24 +165,19 @@ fn extract_reads_a_directory_of_html_files() {
         .unwrap();
     }
     let out = dir.path().join("out.jsonl");
-    let result = bin()
-        .args([
-            "extract",
-            dir.path().join("site").to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ])
-        .args([
-            "--state",
-            dir.path().join("state").to_str().unwrap(),
-            "--blocks",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        result.status.success(),
-        "{}",
-        String::from_utf8_lossy(&result.stderr)
+    success(
+        bin()
+            .args([
+                "extract",
+                dir.path().join("site").to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+            ])
+            .args([
+                "--state",
+                dir.path().join("state").to_str().unwrap(),
+                "--blocks",
+            ]),
     );
     let clean = read_jsonl(&out);
     assert_eq!(clean.len(), 3);
@@ -193,28 +191,23 @@ fn eval_and_bench_write_their_json() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("eval.json");
     let plot = dir.path().join("curve.svg");
-    let result = bin()
-        .args([
-            "eval",
-            "--corpus",
-            sample().to_str().unwrap(),
-            "--heuristic",
-            "strict",
-        ])
-        .args([
-            "--heuristic",
-            "relaxed-at-domain-500",
-            "--json",
-            json.to_str().unwrap(),
-            "--plot",
-            plot.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        result.status.success(),
-        "{}",
-        String::from_utf8_lossy(&result.stderr)
+    let result = success(
+        bin()
+            .args([
+                "eval",
+                "--corpus",
+                sample().to_str().unwrap(),
+                "--heuristic",
+                "strict",
+            ])
+            .args([
+                "--heuristic",
+                "relaxed-at-domain-500",
+                "--json",
+                json.to_str().unwrap(),
+                "--plot",
+                plot.to_str().unwrap(),
+            ]),
     );
     let stdout = String::from_utf8_lossy(&result.stdout);
     assert!(stdout.contains("rust-lang.org"), "{stdout}");
@@ -231,21 +224,13 @@ fn eval_and_bench_write_their_json() {
     );
 
     let bench = dir.path().join("bench.json");
-    let result = bin()
-        .args([
-            "bench",
-            "--corpus",
-            sample().to_str().unwrap(),
-            "--json",
-            bench.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        result.status.success(),
-        "{}",
-        String::from_utf8_lossy(&result.stderr)
-    );
+    success(bin().args([
+        "bench",
+        "--corpus",
+        sample().to_str().unwrap(),
+        "--json",
+        bench.to_str().unwrap(),
+    ]));
     let b: Value = serde_json::from_str(&std::fs::read_to_string(&bench).unwrap()).unwrap();
     for field in [
         "pages_per_sec",
@@ -261,12 +246,11 @@ fn eval_and_bench_write_their_json() {
 
 #[test]
 fn config_is_printed_and_bad_config_is_a_clear_error() {
-    let result = bin()
-        .args(["config"])
-        .env("URLTREE_TREE__HEURISTIC", "strict")
-        .output()
-        .unwrap();
-    assert!(result.status.success());
+    let result = success(
+        bin()
+            .args(["config"])
+            .env("URLTREE_TREE__HEURISTIC", "strict"),
+    );
     let text = String::from_utf8_lossy(&result.stdout);
     assert!(text.contains("heuristic = \"strict\""), "{text}");
 

@@ -20,13 +20,15 @@ pub fn run(args: Args, config: Config) -> anyhow::Result<ExitCode> {
     let report = urltree::bench::run(&args.corpus, &config)
         .with_context(|| format!("benchmarking {}", args.corpus.display()))?;
     println!(
-        "{}: {} pages, {:.1} MB HTML in {:.2} s: {:.0} pages/s, {:.1} MB/s; tokenizer alone {:.1} MB/s (parse share {:.0}%); state {:.2} MB per 1,000 docs ({} retained); peak RSS {:.0} MB",
+        "{}: {} pages, {:.1} MB HTML in {:.2} s ({:.2} CPU s): {:.0} pages/s, {:.1} MB/s per core ({:.1} MB/s wall); tokenizer alone {:.1} MB/s (parse share {:.0}%); state {:.2} MB per 1,000 docs ({} retained); peak RSS {:.0} MB",
         report.corpus,
         report.pages,
         report.html_bytes as f64 / 1e6,
         report.seconds,
+        report.cpu_seconds,
         report.pages_per_sec,
         report.mb_per_sec,
+        report.mb_per_wall_sec,
         report.parse_mb_per_sec,
         report.parse_share * 100.0,
         report.state_bytes_per_1000_docs / 1e6,

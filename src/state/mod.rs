@@ -146,12 +146,21 @@ impl Store {
         Ok(value.as_deref().and_then(keys::decode_u64))
     }
 
-    /// Flushes memtables and compacts every column family (drops zero counters); used before
-    /// measuring the state's size and in tests.
-    pub fn compact(&self) -> Result<(), StateError> {
+    /// Writes every memtable to disk and waits for it.
+    pub fn flush(&self) -> Result<(), StateError> {
         for name in keys::COLUMN_FAMILIES {
             let cf = self.cf(name)?;
             self.db.flush_cf(&cf).map_err(db_err("flush"))?;
+        }
+        Ok(())
+    }
+
+    /// Flushes memtables and compacts every column family (drops zero counters); used before
+    /// measuring the state's size and in tests.
+    pub fn compact(&self) -> Result<(), StateError> {
+        self.flush()?;
+        for name in keys::COLUMN_FAMILIES {
+            let cf = self.cf(name)?;
             self.db.compact_range_cf(&cf, None::<&[u8]>, None::<&[u8]>);
         }
         Ok(())

@@ -16,7 +16,7 @@ use crate::tree::{BlockKey, Fingerprint, NodeId};
 pub struct Txn<'s> {
     store: &'s Store,
     counts: HashMap<[u8; 16], i64>,
-    supports: HashMap<NodeId, i64>,
+    supports: HashMap<[u8; 8], i64>,
     docs: HashMap<[u8; 16], Option<Vec<u8>>>,
     seen: HashMap<[u8; 24], Option<u64>>,
     domains: HashMap<NodeId, DomainMeta>,
@@ -149,7 +149,7 @@ impl<'s> Txn<'s> {
 
     fn apply(&mut self, fp: &Fingerprint, sign: i64) {
         for &node in &fp.nodes {
-            *self.supports.entry(node).or_insert(0) += sign;
+            *self.supports.entry(node.0).or_insert(0) += sign;
             for block in &fp.blocks {
                 *self.counts.entry(keys::count_key(node, block)).or_insert(0) += sign;
             }
@@ -158,38 +158,33 @@ impl<'s> Txn<'s> {
 
     /// The supports `n_s` of `nodes`, in order, including this batch's changes.
     pub fn supports(&mut self, nodes: &[NodeId]) -> Result<Vec<u64>, StateError> {
-        let cf = self.store.cf("support")?;
-        let stored = self
-            .store
-            .db()
-            .batched_multi_get_cf(&cf, nodes.iter().map(|n| n.0), false);
-        nodes
-            .iter()
-            .zip(stored)
-            .map(|(node, value)| {
-                let base = value
-                    .map_err(db_err("reading supports"))?
-                    .map(|v| counter::decode(&v))
-                    .unwrap_or(0);
-                let delta = self.supports.get(node).copied().unwrap_or(0);
-                Ok((base + delta).max(0) as u64)
-            })
-            .collect()
+        let keys: Vec<[u8; 8]> = nodes.iter().map(|n| n.0).collect();
+        self.read_counters("support", &keys, &self.supports)
     }
 
     /// The counts `c(b)` of `blocks` at `node`, in order, including this batch's changes.
     pub fn counts(&mut self, node: NodeId, blocks: &[BlockKey]) -> Result<Vec<u64>, StateError> {
-        let cf = self.store.cf("counts")?;
         let keys: Vec<[u8; 16]> = blocks.iter().map(|b| keys::count_key(node, b)).collect();
-        let stored = self.store.db().batched_multi_get_cf(&cf, &keys, false);
+        self.read_counters("counts", &keys, &self.counts)
+    }
+
+    /// Stored values of counter `keys` (one multi-get) plus the batch's pending deltas.
+    fn read_counters<const N: usize>(
+        &self,
+        cf: &'static str,
+        keys: &[[u8; N]],
+        pending: &HashMap<[u8; N], i64>,
+    ) -> Result<Vec<u64>, StateError> {
+        let handle = self.store.cf(cf)?;
+        let stored = self.store.db().batched_multi_get_cf(&handle, keys, false);
         keys.iter()
             .zip(stored)
             .map(|(key, value)| {
                 let base = value
-                    .map_err(db_err("reading counts"))?
+                    .map_err(db_err("reading counters"))?
                     .map(|v| counter::decode(&v))
                     .unwrap_or(0);
-                let delta = self.counts.get(key).copied().unwrap_or(0);
+                let delta = pending.get(key).copied().unwrap_or(0);
                 Ok((base + delta).max(0) as u64)
             })
             .collect()
@@ -216,7 +211,7 @@ impl<'s> Txn<'s> {
         supports.sort_unstable_by_key(|(node, _)| **node);
         let supports_cf = store.cf("support")?;
         for (node, delta) in supports {
-            batch.merge_cf(&supports_cf, node.0, counter::encode(*delta));
+            batch.merge_cf(&supports_cf, node, counter::encode(*delta));
         }
         let docs = store.cf("docs")?;
         for (key, value) in &self.docs {
