@@ -2,11 +2,17 @@
 //! List, the normalized URL string (the key used for duplicates and for the URL tree) and the tree branch
 //! `domain / segments… / leaf`, with query parameters filtered by query-normalization rules.
 //!
-//! ```text
-//! UrlKeyer::new(QueryRules::paper_default(), KeyOptions::default())
+//! ```
+//! use urltree::urlkey::{KeyOptions, QueryRules, UrlKeyer};
+//!
+//! let keyer = UrlKeyer::new(QueryRules::paper_default(), KeyOptions::default());
+//! let key = keyer
 //!     .key("http://abcnews.go.com/kabc/story?id=8691010&section=news/local", Some("Title"))
-//! => key "http://abcnews.go.com/kabc/story?id=8691010", domain "go.com", host "abcnews.go.com",
-//!    segments ["abcnews.go.com", "kabc"], leaf "story?id=8691010"
+//!     .unwrap();
+//! assert_eq!(key.key, "http://abcnews.go.com/kabc/story?id=8691010");
+//! assert_eq!(key.domain, "go.com");
+//! assert_eq!(key.segments, ["abcnews.go.com", "kabc"]);
+//! assert_eq!(key.leaf, "story?id=8691010");
 //! ```
 
 mod domain;
