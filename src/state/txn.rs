@@ -1,12 +1,36 @@
 //! One input batch's changes, readable before they are written, committed as one `WriteBatch`.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use rocksdb::{WriteBatch, WriteOptions};
 
 use super::keys::{self, DomainMeta};
 use super::{counter, db_err, StateError, Store};
 use crate::tree::{BlockKey, Fingerprint, NodeId};
+
+/// Hashes counter keys, which are already MD5-derived and uniformly distributed, by folding their
+/// bytes into a word instead of running SipHash over them (the batch maps see every block of every
+/// page).
+#[derive(Default)]
+struct FoldHasher(u64);
+
+impl Hasher for FoldHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(29) ^ u64::from_le_bytes(word))
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type KeyMap<K, V> = HashMap<K, V, BuildHasherDefault<FoldHasher>>;
 
 /// The pending changes of one batch over a [`Store`], with read-your-writes.
 ///
@@ -15,8 +39,8 @@ use crate::tree::{BlockKey, Fingerprint, NodeId};
 /// dropping a `Txn` discards the batch.
 pub struct Txn<'s> {
     store: &'s Store,
-    counts: HashMap<[u8; 16], i64>,
-    supports: HashMap<[u8; 8], i64>,
+    counts: KeyMap<[u8; 16], i64>,
+    supports: KeyMap<[u8; 8], i64>,
     docs: HashMap<[u8; 16], Option<Vec<u8>>>,
     seen: HashMap<[u8; 24], Option<u64>>,
     domains: HashMap<NodeId, DomainMeta>,
@@ -28,8 +52,8 @@ impl<'s> Txn<'s> {
     pub(super) fn new(store: &'s Store) -> Txn<'s> {
         Txn {
             store,
-            counts: HashMap::new(),
-            supports: HashMap::new(),
+            counts: KeyMap::default(),
+            supports: KeyMap::default(),
             docs: HashMap::new(),
             seen: HashMap::new(),
             domains: HashMap::new(),
@@ -173,7 +197,7 @@ impl<'s> Txn<'s> {
         &self,
         cf: &'static str,
         keys: &[[u8; N]],
-        pending: &HashMap<[u8; N], i64>,
+        pending: &KeyMap<[u8; N], i64>,
     ) -> Result<Vec<u64>, StateError> {
         let handle = self.store.cf(cf)?;
         let stored = self.store.db().batched_multi_get_cf(&handle, keys, false);
