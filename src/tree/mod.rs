@@ -12,6 +12,6 @@ pub mod heuristic;
 pub mod retention;
 
 pub use branch::{Branch, NodeId};
-pub use fingerprint::{block_key, BlockKey, Fingerprint, FingerprintError};
+pub use fingerprint::{block_key, path_key, BlockKey, Fingerprint, FingerprintError};
 pub use heuristic::{Choice, Heuristic, HeuristicParseError, Label};
 pub use retention::Retention;
