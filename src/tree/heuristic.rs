@@ -15,7 +15,7 @@ pub const HYBRID_RELAXED_AFTER: u64 = 500;
 /// `hybrid`.
 ///
 /// Every variant classifies after the page itself was inserted, so a block's count includes the page.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Heuristic {
     /// `strict`: climb from the leaf to the first node with `n_s ≥ 5` (else the root); `c_max = 1`.
     Strict,
@@ -24,21 +24,16 @@ pub enum Heuristic {
     /// `strict-at-domain`: always the domain node; `c_max = 1`.
     StrictAtDomain,
     /// `relaxed-at-domain-N`: the climb of `strict`, with `c_max = 2` once the domain node's support
-    /// exceeds N (the climbing reading of the paper's rule; the default with N = 500).
+    /// exceeds N (the climbing reading of the paper's rule; the paper's best with N = 500).
     RelaxedAtDomain(u64),
     /// `relaxed-domain-node-N`: always the domain node, with `c_max = 2` once its support exceeds N
     /// (the other reading of the paper's wording).
     RelaxedDomainNode(u64),
     /// `hybrid`: the node and threshold of `relaxed-at-domain-500`, with the tree's counts
     /// combined with the page's own structure, link density and the node's element-path counts
-    /// (see [`crate::tree::hybrid`]).
+    /// (see [`crate::tree::hybrid`]). The default.
+    #[default]
     Hybrid,
-}
-
-impl Default for Heuristic {
-    fn default() -> Self {
-        Heuristic::RelaxedAtDomain(500)
-    }
 }
 
 /// The node a heuristic chose for one page and the threshold that applies there.
@@ -195,7 +190,7 @@ mod tests {
         assert!("relaxed-at-domain-".parse::<Heuristic>().is_err());
         assert!("strict-support-x".parse::<Heuristic>().is_err());
         assert!("loose".parse::<Heuristic>().is_err());
-        assert_eq!(Heuristic::default().to_string(), "relaxed-at-domain-500");
+        assert_eq!(Heuristic::default().to_string(), "hybrid");
     }
 
     #[test]
