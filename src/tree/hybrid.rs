@@ -11,7 +11,8 @@
 //!   counters). Path counts are kept per node beside the text counts; they are trusted once the
 //!   node's support gives them a [`confidence`] of one half.
 //! - **Link density** (Kohlschütter et al. 2010; Gottron 2008): a block mostly made of link text
-//!   is navigation, unless the page's main subtree is itself mostly links (an index page).
+//!   is navigation, unless the page's main subtree is itself mostly links, or nearly all that a
+//!   trusted node leaves of the page is links (an index page).
 //! - **Main subtree** (Viveros-Jiménez et al. 2018): the main text of a page is usually one DOM
 //!   subtree. The blocks that pass the tests above are grouped by their container's parent; the
 //!   group holding the most non-link text anchors the main subtree, which is then widened to the
@@ -50,6 +51,11 @@ pub const TEMPLATE_PATH_SHARE: f64 = 0.8;
 /// counter): shorter than one plain sentence.
 pub const TEMPLATE_SLOT_CHARS: u32 = 40;
 
+/// Once a trusted node's repeated text is removed, a page whose remaining text is links for more
+/// than this share is an index page (a table of contents, a site index) whose links are its
+/// content: nine tenths, so that an article with a list of related links never qualifies.
+pub const INDEX_LINK_SHARE: f64 = 0.9;
+
 /// A page left with less kept text than this (about two sentences) by the tree is a stub made of
 /// template text, and its own structure decides instead.
 pub const MIN_PAGE_CHARS: u32 = 100;
@@ -70,6 +76,8 @@ pub struct Params {
     pub template_slot_chars: u32,
     /// See [`MIN_PAGE_CHARS`].
     pub min_page_chars: u32,
+    /// See [`INDEX_LINK_SHARE`].
+    pub index_link_share: f64,
 }
 
 impl Default for Params {
@@ -81,6 +89,7 @@ impl Default for Params {
             template_path_share: TEMPLATE_PATH_SHARE,
             template_slot_chars: TEMPLATE_SLOT_CHARS,
             min_page_chars: MIN_PAGE_CHARS,
+            index_link_share: INDEX_LINK_SHARE,
         }
     }
 }
@@ -215,7 +224,24 @@ fn classify_with(
         };
         out.push(reason);
     }
-    let Some(main) = main_subtree(blocks, out, params.group_level) else {
+    // Once a trusted node has removed the navigation, a page whose remaining text is nearly all
+    // links is an index: its links are its content, and they count as text.
+    let (mut rest, mut rest_links) = (0u64, 0u64);
+    for (block, reason) in blocks.iter().zip(out.iter()) {
+        if matches!(reason, Reason::Unique | Reason::LinkDense) {
+            rest += u64::from(block.chars);
+            rest_links += u64::from(block.link_chars);
+        }
+    }
+    let index_page = trusted && rest_links as f64 > params.index_link_share * rest as f64;
+    if index_page {
+        for reason in out.iter_mut() {
+            if *reason == Reason::LinkDense {
+                *reason = Reason::Unique;
+            }
+        }
+    }
+    let Some(main) = main_subtree(blocks, out, params.group_level, index_page) else {
         return;
     };
     // A main subtree made mostly of links is a list page (an index, a table of contents): there
@@ -265,8 +291,20 @@ fn within(block: &BlockFacts<'_>, main: Main) -> bool {
 /// the most non-link text, then widened to the ancestor of that group whose subtree holds the
 /// most good text minus bad text (a section split into several groups is taken whole, the
 /// navigation around it is not).
-fn main_subtree(blocks: &[BlockFacts<'_>], reasons: &[Reason], level: usize) -> Option<Main> {
-    let anchor = densest_group(blocks, reasons, level)?;
+fn main_subtree(
+    blocks: &[BlockFacts<'_>],
+    reasons: &[Reason],
+    level: usize,
+    links_are_text: bool,
+) -> Option<Main> {
+    let text = |b: &BlockFacts<'_>| {
+        if links_are_text {
+            b.chars
+        } else {
+            b.chars - b.link_chars.min(b.chars)
+        }
+    };
+    let anchor = densest_group(blocks, reasons, level, text)?;
     let Main::Element(anchor) = anchor else {
         return Some(Main::Page);
     };
@@ -278,7 +316,7 @@ fn main_subtree(blocks: &[BlockFacts<'_>], reasons: &[Reason], level: usize) -> 
     let mut scores = vec![0i64; chain.len()];
     for (block, reason) in blocks.iter().zip(reasons) {
         let weight = match reason {
-            Reason::Unique => i64::from(block.chars - block.link_chars.min(block.chars)),
+            Reason::Unique => i64::from(text(block)),
             Reason::NoLetters => continue,
             _ => -i64::from(block.chars),
         };
@@ -298,7 +336,12 @@ fn main_subtree(blocks: &[BlockFacts<'_>], reasons: &[Reason], level: usize) -> 
 }
 
 /// The group of still-unique blocks holding the most non-link text.
-fn densest_group(blocks: &[BlockFacts<'_>], reasons: &[Reason], level: usize) -> Option<Main> {
+fn densest_group(
+    blocks: &[BlockFacts<'_>],
+    reasons: &[Reason],
+    level: usize,
+    text: impl Fn(&BlockFacts<'_>) -> u32,
+) -> Option<Main> {
     let mut groups: Vec<(u32, u64)> = blocks
         .iter()
         .zip(reasons)
@@ -308,7 +351,7 @@ fn densest_group(blocks: &[BlockFacts<'_>], reasons: &[Reason], level: usize) ->
                 Main::Element(e) => e,
                 Main::Page => u32::MAX,
             };
-            (key, u64::from(b.chars - b.link_chars.min(b.chars)))
+            (key, u64::from(text(b)))
         })
         .collect();
     if groups.is_empty() {
@@ -467,6 +510,39 @@ mod tests {
             "{reasons:?}"
         );
         assert_eq!(reasons[5], Reason::Repeated);
+    }
+
+    #[test]
+    fn a_trusted_node_keeps_the_links_of_an_index_page() {
+        // A table of links (td 3 > ul 4 > li 5..8) beside a short unique heading (h1 9), with the
+        // repeated site navigation (nav 10) already known to the tree.
+        let items = [
+            [0, 1, 2, 3, 4, 5],
+            [0, 1, 2, 3, 4, 6],
+            [0, 1, 2, 3, 4, 7],
+            [0, 1, 2, 3, 4, 8],
+        ];
+        let heading = [0, 1, 2, 9];
+        let nav = [0, 1, 10];
+        let mut blocks: Vec<_> = items.iter().map(|a| block(a, 60, 60, 1, 9)).collect();
+        blocks.push(block(&heading, 12, 0, 1, 1));
+        blocks.push(block(&nav, 300, 300, 9, 9));
+        let reasons = run(&blocks, 9);
+        assert!(
+            reasons[..5].iter().all(|r| *r == Reason::Unique),
+            "{reasons:?}"
+        );
+        assert_eq!(reasons[5], Reason::Repeated);
+        // The same links beside an article are related links, not an index.
+        let prose = [[0, 1, 11, 12], [0, 1, 11, 13]];
+        blocks.push(block(&prose[0], 400, 0, 1, 1));
+        blocks.push(block(&prose[1], 300, 0, 1, 1));
+        let reasons = run(&blocks, 9);
+        assert!(
+            reasons[..4].iter().all(|r| *r == Reason::LinkDense),
+            "{reasons:?}"
+        );
+        assert_eq!(&reasons[6..], &[Reason::Unique, Reason::Unique]);
     }
 
     #[test]
