@@ -34,7 +34,7 @@ pub enum DomainCheck {
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TreeConfig {
-    /// Classification heuristic by name (default `relaxed-at-domain-500`).
+    /// Classification heuristic by name (default `hybrid`).
     pub heuristic: Heuristic,
 }
 
@@ -267,7 +267,7 @@ mod tests {
     fn empty_is_default() {
         let c = Config::from_toml("", None, env(&[])).unwrap();
         assert_eq!(c, Config::default());
-        assert_eq!(c.tree.heuristic.to_string(), "relaxed-at-domain-500");
+        assert_eq!(c.tree.heuristic.to_string(), "hybrid");
         assert_eq!(c.retention.max_docs, 10_000);
         assert_eq!(c.retention.min_keep, 100);
         assert_eq!(c.retention.max_age_secs, 14 * 24 * 3600);

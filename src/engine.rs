@@ -12,7 +12,10 @@ use crate::blocks::{Block, Tokenizer};
 use crate::config::{Config, DomainCheck, OutputOptions};
 use crate::record::{BlockDetail, CleanRecord, DeadLetter, ErrorKind, ModelInfo, RawPage, Source};
 use crate::state::{StateError, Store, Txn};
-use crate::tree::{block_key, BlockKey, Branch, Fingerprint, Heuristic, Label, Retention};
+use crate::tree::hybrid::{self, BlockFacts, NodeFacts, Reason};
+use crate::tree::{
+    block_key, path_key, BlockKey, Branch, Fingerprint, Heuristic, Label, Retention,
+};
 use crate::urlkey::{QueryRules, RulesError, UrlKey, UrlKeyer};
 
 /// One raw input record and where it came from.
@@ -245,6 +248,11 @@ impl PageContext<'_> {
             .unwrap_or_else(|| {
                 (OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000) as i64
             });
+        // Path keys of the blocks with letters, in block order (`None` for the others).
+        let block_paths: Vec<Option<BlockKey>> = blocks
+            .iter()
+            .map(|b| b.hash.as_ref().map(|_| path_key(&b.path)))
+            .collect();
         let fp = Fingerprint::new(
             time_ms,
             key.key.clone(),
@@ -253,7 +261,8 @@ impl PageContext<'_> {
                 .iter()
                 .filter_map(|b| b.hash.as_ref().map(block_key))
                 .collect(),
-        );
+        )
+        .with_paths(block_paths.iter().flatten().copied().collect());
         txn.insert(domain, &fp)?;
         self.forget(txn, domain)?;
 
@@ -261,23 +270,79 @@ impl PageContext<'_> {
         let mut supports = txn.supports(branch.stored())?;
         supports.push(1);
         let choice = self.heuristic.choose(&supports);
+        let hybrid = self.heuristic == Heuristic::Hybrid;
+        let wanted = if hybrid {
+            fp.blocks.len() + fp.paths.len()
+        } else {
+            fp.blocks.len()
+        };
         let counts = if choice.depth == branch.leaf_depth() {
-            vec![1; fp.blocks.len()]
+            vec![1; wanted]
+        } else if hybrid {
+            let mut keys = Vec::with_capacity(wanted);
+            keys.extend_from_slice(&fp.blocks);
+            keys.extend_from_slice(&fp.paths);
+            txn.counts(branch.ids[choice.depth], &keys)?
         } else {
             txn.counts(branch.ids[choice.depth], &fp.blocks)?
         };
+        let (text_counts, path_counts) = counts.split_at(fp.blocks.len().min(counts.len()));
         let count_of = |key: BlockKey| -> u64 {
             fp.blocks
                 .binary_search(&key)
-                .map(|i| counts[i])
+                .map(|i| text_counts[i])
                 .unwrap_or(0)
+        };
+        let path_count_of = |key: BlockKey| -> u64 {
+            fp.paths
+                .binary_search(&key)
+                .ok()
+                .and_then(|i| path_counts.get(i).copied())
+                .unwrap_or(0)
+        };
+        let block_counts: Vec<Option<u64>> = blocks
+            .iter()
+            .map(|b| b.hash.as_ref().map(|h| count_of(block_key(h))))
+            .collect();
+        let reasons: Vec<Reason> = if hybrid {
+            let facts: Vec<BlockFacts<'_>> = blocks
+                .iter()
+                .zip(&block_counts)
+                .zip(&block_paths)
+                .map(|((b, &count), path)| BlockFacts {
+                    chars: b.chars,
+                    link_chars: b.link_chars,
+                    ancestors: &b.ancestors,
+                    count,
+                    path_count: path.map(path_count_of).unwrap_or(0),
+                })
+                .collect();
+            let mut reasons = Vec::with_capacity(facts.len());
+            hybrid::classify(
+                &facts,
+                NodeFacts {
+                    support: choice.support,
+                    c_max: choice.c_max,
+                },
+                &hybrid::Params::default(),
+                &mut reasons,
+            );
+            reasons
+        } else {
+            block_counts
+                .iter()
+                .map(|&count| match (count, choice.label(count)) {
+                    (None, _) => Reason::NoLetters,
+                    (Some(_), Label::Content) => Reason::Unique,
+                    (Some(_), Label::Boilerplate) => Reason::Repeated,
+                })
+                .collect()
         };
 
         let mut text = String::with_capacity(page.html.len() / 8);
         let mut details = self.output.blocks.then(|| Vec::with_capacity(blocks.len()));
-        for block in &blocks {
-            let count = block.hash.as_ref().map(|h| count_of(block_key(h)));
-            let label = choice.label(count);
+        for ((block, &count), &reason) in blocks.iter().zip(&block_counts).zip(&reasons) {
+            let label = reason.label();
             match label {
                 Label::Content => {
                     self.stats.content_blocks += 1;
@@ -289,7 +354,7 @@ impl PageContext<'_> {
                 Label::Boilerplate => self.stats.boilerplate_blocks += 1,
             }
             if let Some(details) = details.as_mut() {
-                details.push(detail(block, label, count));
+                details.push(detail(block, reason, count));
             }
         }
         self.stats.html_bytes += page.html.len() as u64;
@@ -343,17 +408,12 @@ fn rehome(key: &mut UrlKey, domain: String) {
     key.domain = domain;
 }
 
-fn detail(block: &Block, label: Label, count: Option<u64>) -> BlockDetail {
-    let reason = match (label, count) {
-        (_, None) => "no-letters",
-        (Label::Content, Some(_)) => "unique",
-        (Label::Boilerplate, Some(_)) => "repeated",
-    };
+fn detail(block: &Block, reason: Reason, count: Option<u64>) -> BlockDetail {
     BlockDetail {
         text: block.text.clone(),
-        label,
+        label: reason.label(),
         count: count.unwrap_or(0),
-        reason: reason.to_owned(),
+        reason: reason.as_str().to_owned(),
         path: block.path.clone(),
     }
 }

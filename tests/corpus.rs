@@ -1,37 +1,59 @@
-//! Quality regression on the shared gold corpus: the default heuristic must keep the F1 it was
-//! measured at (minus 0.01) when the whole `cleanportaleval` stream runs through fresh state.
+//! Quality regression on the shared gold corpus: the default classifier (`hybrid`) and the
+//! paper's heuristics must keep the F1 they were measured at (minus 0.01) when a whole stream
+//! runs through fresh state.
 
 use urltree::config::Config;
 use urltree::corpus::{evaluate, require_shared_dir};
 use urltree::tree::Heuristic;
 
-/// Word-LCS F1 measured on cleanportaleval with `relaxed-at-domain-500` and with `strict`.
-const MEASURED_DEFAULT: f64 = 0.827;
+/// Word-LCS F1 measured on cleanportaleval with `hybrid`, `relaxed-at-domain-500` and `strict`.
+const MEASURED_HYBRID: f64 = 0.897;
+const MEASURED_RELAXED: f64 = 0.827;
 const MEASURED_STRICT: f64 = 0.827;
+
+/// Word-LCS F1 measured on scrapinghub-aeb (cold start: one or two pages per domain).
+const MEASURED_HYBRID_COLD: f64 = 0.870;
+const MEASURED_RELAXED_COLD: f64 = 0.709;
 
 #[test]
 fn cleanportaleval_f1_does_not_regress() {
     let corpus = require_shared_dir().join("cleanportaleval");
     let config = Config::default();
-    let default = evaluate(&corpus, &config, Heuristic::default()).unwrap();
-    assert_eq!(default.report.overall.pages, 71);
-    assert_eq!((default.duplicates, default.rejected), (0, 0));
-    let f1 = default.report.overall.f1_lcs;
+    assert_eq!(Heuristic::default(), Heuristic::Hybrid);
+    let hybrid = evaluate(&corpus, &config, Heuristic::default()).unwrap();
+    assert_eq!(hybrid.report.overall.pages, 71);
+    assert_eq!((hybrid.duplicates, hybrid.rejected), (0, 0));
+    let f1 = hybrid.report.overall.f1_lcs;
     assert!(
-        f1 >= MEASURED_DEFAULT - 0.01,
-        "default F1 {f1:.4} fell below {MEASURED_DEFAULT}"
+        f1 >= MEASURED_HYBRID - 0.01,
+        "hybrid F1 {f1:.4} fell below {MEASURED_HYBRID}"
+    );
+
+    let relaxed = evaluate(&corpus, &config, Heuristic::RelaxedAtDomain(500)).unwrap();
+    let f1 = relaxed.report.overall.f1_lcs;
+    assert!(
+        f1 >= MEASURED_RELAXED - 0.01,
+        "relaxed-at-domain-500 F1 {f1:.4} fell below {MEASURED_RELAXED}"
     );
     // The tree removes the template: precision well above the all-text baseline (0.555 F1).
     assert!(
-        default.report.overall.precision > 0.7,
+        relaxed.report.overall.precision > 0.7,
         "{:?}",
-        default.report.overall
+        relaxed.report.overall
     );
     assert!(
-        default.report.overall.recall > 0.9,
+        relaxed.report.overall.recall > 0.9,
         "{:?}",
-        default.report.overall
+        relaxed.report.overall
     );
+    // The page's structure removes what the tree keeps: more precision, as good on every count.
+    assert!(
+        hybrid.report.overall.precision > relaxed.report.overall.precision + 0.05,
+        "hybrid {:?} vs relaxed {:?}",
+        hybrid.report.overall,
+        relaxed.report.overall
+    );
+    assert!(hybrid.report.overall.first10_f1 > relaxed.report.overall.first10_f1);
 
     let strict = evaluate(&corpus, &config, Heuristic::Strict).unwrap();
     let f1 = strict.report.overall.f1_lcs;
@@ -46,4 +68,23 @@ fn cleanportaleval_f1_does_not_regress() {
         "{:?}",
         strict.report.overall
     );
+}
+
+#[test]
+fn hybrid_decides_cold_start_pages_by_their_structure() {
+    let corpus = require_shared_dir().join("scrapinghub-aeb");
+    let config = Config::default();
+    let hybrid = evaluate(&corpus, &config, Heuristic::Hybrid).unwrap();
+    let f1 = hybrid.report.overall.f1_lcs;
+    assert!(
+        f1 >= MEASURED_HYBRID_COLD - 0.01,
+        "hybrid cold-start F1 {f1:.4} fell below {MEASURED_HYBRID_COLD}"
+    );
+    let relaxed = evaluate(&corpus, &config, Heuristic::RelaxedAtDomain(500)).unwrap();
+    let f1 = relaxed.report.overall.f1_lcs;
+    assert!(
+        f1 >= MEASURED_RELAXED_COLD - 0.01,
+        "relaxed-at-domain-500 cold-start F1 {f1:.4} fell below {MEASURED_RELAXED_COLD}"
+    );
+    assert!(hybrid.report.overall.f1_lcs > relaxed.report.overall.f1_lcs + 0.1);
 }

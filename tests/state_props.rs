@@ -3,27 +3,33 @@
 
 use proptest::prelude::*;
 use urltree::state::{StateDump, StateOptions, Store};
-use urltree::tree::{BlockKey, Branch, Fingerprint, NodeId};
+use urltree::tree::{path_key, BlockKey, Branch, Fingerprint, NodeId};
 
 #[derive(Clone, Debug)]
 struct Page {
     domain: usize,
     path: Vec<u8>,
     blocks: Vec<u8>,
+    /// Element paths of the page's blocks (indices into `ELEMENT_PATHS`).
+    elements: Vec<u8>,
     id: u32,
 }
+
+const ELEMENT_PATHS: [&str; 4] = ["html/body/p", "html/body/div/p", "html/body/ul/li", ""];
 
 fn page_strategy() -> impl Strategy<Value = Page> {
     (
         0usize..3,
         prop::collection::vec(0u8..3, 0..4),
         prop::collection::vec(0u8..12, 0..10),
+        prop::collection::vec(0u8..4, 0..6),
         any::<u32>(),
     )
-        .prop_map(|(domain, path, blocks, id)| Page {
+        .prop_map(|(domain, path, blocks, elements, id)| Page {
             domain,
             path,
             blocks,
+            elements,
             id,
         })
 }
@@ -50,6 +56,14 @@ impl Page {
             self.branch().ids,
             blocks,
         )
+        .with_paths(self.path_keys())
+    }
+
+    fn path_keys(&self) -> Vec<BlockKey> {
+        self.elements
+            .iter()
+            .map(|&e| path_key(ELEMENT_PATHS[e as usize]))
+            .collect()
     }
 }
 
@@ -135,6 +149,7 @@ fn reads_see_the_pending_batch_and_commit_is_atomic() {
         domain: 0,
         path: vec![1, 2],
         blocks: vec![1, 2, 3],
+        elements: vec![0, 2, 0],
         id: 7,
     };
     let fp = page.fingerprint(5);
@@ -149,6 +164,11 @@ fn reads_see_the_pending_batch_and_commit_is_atomic() {
         assert_eq!(
             txn.counts(branch.ids[1], &fp.blocks).unwrap(),
             vec![1, 1, 1]
+        );
+        assert_eq!(
+            txn.counts(branch.ids[1], &fp.paths).unwrap(),
+            vec![1, 1],
+            "each distinct element path counts once per page"
         );
         assert!(txn.seen(page.domain_id(), &fp.url_key).unwrap());
         // Dropped without commit: nothing reaches the database.
@@ -180,6 +200,7 @@ fn state_survives_reopening() {
             domain: 1,
             path: vec![0],
             blocks: vec![1, 2],
+            elements: vec![i as u8 % 2],
             id: i,
         })
         .collect();
@@ -196,4 +217,33 @@ fn state_survives_reopening() {
             .unwrap(),
         vec![5, 5, 0]
     );
+    // Pages 0, 2, 4 used the first element path, pages 1 and 3 the second.
+    let paths = [
+        path_key(ELEMENT_PATHS[0]),
+        path_key(ELEMENT_PATHS[1]),
+        path_key(ELEMENT_PATHS[2]),
+    ];
+    assert_eq!(txn.counts(branch.ids[1], &paths).unwrap(), vec![3, 2, 0]);
+}
+
+#[test]
+fn forgetting_subtracts_path_counts() {
+    let (_dir, store) = open();
+    let pages: Vec<Page> = (0..3)
+        .map(|i| Page {
+            domain: 0,
+            path: vec![],
+            blocks: vec![i as u8],
+            elements: vec![0, 1],
+            id: i,
+        })
+        .collect();
+    insert_all(&store, &pages, 2);
+    let root = pages[0].domain_id();
+    let keys = pages[0].path_keys();
+    assert_eq!(store.begin().counts(root, &keys).unwrap(), vec![3, 3]);
+    forget_domain_docs(&store, root, 1, 1);
+    assert_eq!(store.begin().counts(root, &keys).unwrap(), vec![2, 2]);
+    forget_domain_docs(&store, root, 2, 1);
+    assert_eq!(dump(&store), StateDump::default());
 }

@@ -25,7 +25,8 @@ pub struct BlockDetail {
     pub label: Label,
     /// The block's count at the deciding node (0 for blocks without letters).
     pub count: u64,
-    /// Why: `unique` or `repeated` (the count against `c_max`), or `no-letters`.
+    /// Why: `unique` or `repeated` (the count against `c_max`), or `no-letters`; the `hybrid`
+    /// classifier adds `template`, `link-dense` and `outside-main-subtree`.
     pub reason: String,
     /// Element path of the block.
     pub path: String,

@@ -2,7 +2,7 @@
 //!
 //! | column family | key | value |
 //! |---|---|---|
-//! | `counts` | node id (8) · block key (8) | i64 count, merged |
+//! | `counts` | node id (8) · block key or path key (8) | i64 count, merged |
 //! | `support` | node id (8) | i64 `n_s`, merged |
 //! | `docs` | domain id (8) · sequence (8, big-endian) | [`Fingerprint`](crate::tree::Fingerprint) |
 //! | `seen` | domain id (8) · MD5 of the URL key (16) | sequence (8) |

@@ -100,7 +100,7 @@ impl<'s> Txn<'s> {
     }
 
     /// Inserts a document into `domain`: `n_s += 1` on every node of its branch and `c(b) += 1` for
-    /// each of its distinct blocks there; stores its fingerprint and seen key. Returns its sequence.
+    /// each of its distinct blocks and each of its distinct element paths there; stores its fingerprint and seen key. Returns its sequence.
     pub fn insert(&mut self, domain: NodeId, fp: &Fingerprint) -> Result<u64, StateError> {
         let mut meta = self.domain(domain)?;
         let seq = meta.next_seq;
@@ -174,7 +174,7 @@ impl<'s> Txn<'s> {
     fn apply(&mut self, fp: &Fingerprint, sign: i64) {
         for &node in &fp.nodes {
             *self.supports.entry(node.0).or_insert(0) += sign;
-            for block in &fp.blocks {
+            for block in fp.blocks.iter().chain(&fp.paths) {
                 *self.counts.entry(keys::count_key(node, block)).or_insert(0) += sign;
             }
         }
@@ -186,7 +186,8 @@ impl<'s> Txn<'s> {
         self.read_counters("support", &keys, &self.supports)
     }
 
-    /// The counts `c(b)` of `blocks` at `node`, in order, including this batch's changes.
+    /// The counts `c(b)` of `blocks` at `node`, in order, including this batch's changes. Text keys
+    /// and path keys ([`crate::tree::path_key`]) share the counter space, so one call reads both.
     pub fn counts(&mut self, node: NodeId, blocks: &[BlockKey]) -> Result<Vec<u64>, StateError> {
         let keys: Vec<[u8; 16]> = blocks.iter().map(|b| keys::count_key(node, b)).collect();
         self.read_counters("counts", &keys, &self.counts)

@@ -3,6 +3,7 @@
 //! The tree's counters are a pure function of the retained fingerprints (DESIGN §3): inserting a
 //! fingerprint adds exactly what forgetting it subtracts.
 
+use md5::{Digest, Md5};
 use thiserror::Error;
 
 use super::branch::NodeId;
@@ -20,11 +21,29 @@ pub fn block_key(hash: &BlockHash) -> BlockKey {
     key
 }
 
+/// The tree key of a block's element path (`Block::path`), counted beside the text keys so the
+/// tree sees template *structure* as well as template text. The hashed input starts with a NUL
+/// byte, which no block's letter string contains, so path keys and text keys come from disjoint
+/// inputs and meet only by hash collision.
+pub fn path_key(path: &str) -> BlockKey {
+    let mut md5 = Md5::new();
+    md5.update(b"\0path\0");
+    md5.update(path.as_bytes());
+    let digest = md5.finalize();
+    let mut key = [0u8; 8];
+    key.copy_from_slice(&digest[..8]);
+    key
+}
+
+/// The first format: no path keys.
 const FORMAT_V1: u8 = 1;
+/// The current format: V1 followed by the path keys.
+const FORMAT_V2: u8 = 2;
 
 /// What the tree retains of one accepted page.
 ///
-/// Guarantees: `blocks` is sorted and free of duplicates, so each block counts once per page.
+/// Guarantees: `blocks` and `paths` are sorted and free of duplicates, so each block and each
+/// element path counts once per page.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fingerprint {
     /// Event time of the page (milliseconds since the Unix epoch).
@@ -35,6 +54,8 @@ pub struct Fingerprint {
     pub nodes: Vec<NodeId>,
     /// The distinct block keys of the page, sorted.
     pub blocks: Vec<BlockKey>,
+    /// The distinct element-path keys ([`path_key`]) of the page's blocks, sorted.
+    pub paths: Vec<BlockKey>,
 }
 
 /// A stored fingerprint could not be decoded: the state is corrupt or from an unknown format.
@@ -73,15 +94,32 @@ impl Fingerprint {
             url_key,
             nodes,
             blocks,
+            paths: Vec::new(),
         }
+    }
+
+    /// Adds the page's element-path keys, sorting and de-duplicating them.
+    pub fn with_paths(mut self, mut paths: Vec<BlockKey>) -> Fingerprint {
+        paths.sort_unstable();
+        paths.dedup();
+        self.paths = paths;
+        self
     }
 
     /// The compact binary form stored in RocksDB and written to the changelog.
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(
-            1 + 8 + 4 + self.url_key.len() + 2 + 8 * self.nodes.len() + 4 + 8 * self.blocks.len(),
+            1 + 8
+                + 4
+                + self.url_key.len()
+                + 2
+                + 8 * self.nodes.len()
+                + 4
+                + 8 * self.blocks.len()
+                + 4
+                + 8 * self.paths.len(),
         );
-        out.push(FORMAT_V1);
+        out.push(FORMAT_V2);
         out.extend_from_slice(&self.time_ms.to_be_bytes());
         out.extend_from_slice(&(self.url_key.len() as u32).to_be_bytes());
         out.extend_from_slice(self.url_key.as_bytes());
@@ -93,14 +131,19 @@ impl Fingerprint {
         for block in &self.blocks {
             out.extend_from_slice(block);
         }
+        out.extend_from_slice(&(self.paths.len() as u32).to_be_bytes());
+        for path in &self.paths {
+            out.extend_from_slice(path);
+        }
         out
     }
 
-    /// Decodes [`Fingerprint::encode`]'s output; never panics on arbitrary bytes.
+    /// Decodes [`Fingerprint::encode`]'s output (and the first format, which has no path keys);
+    /// never panics on arbitrary bytes.
     pub fn decode(bytes: &[u8]) -> Result<Fingerprint, FingerprintError> {
         let mut reader = Reader { bytes, offset: 0 };
         let format = reader.take::<1>()?[0];
-        if format != FORMAT_V1 {
+        if format != FORMAT_V1 && format != FORMAT_V2 {
             return Err(FingerprintError::UnknownFormat(format));
         }
         let time_ms = i64::from_be_bytes(reader.take::<8>()?);
@@ -118,11 +161,20 @@ impl Fingerprint {
         for _ in 0..n_blocks {
             blocks.push(reader.take::<8>()?);
         }
+        let mut paths = Vec::new();
+        if format == FORMAT_V2 {
+            let n_paths = u32::from_be_bytes(reader.take::<4>()?) as usize;
+            paths.reserve(n_paths.min(1 << 16));
+            for _ in 0..n_paths {
+                paths.push(reader.take::<8>()?);
+            }
+        }
         Ok(Fingerprint {
             time_ms,
             url_key,
             nodes,
             blocks,
+            paths,
         })
     }
 }
@@ -173,13 +225,33 @@ mod tests {
             vec![[3; 8], [1; 8], [3; 8]],
         );
         assert_eq!(fp.blocks, vec![[1; 8], [3; 8]]);
+        let fp = fp.with_paths(vec![[5; 8], [2; 8], [5; 8]]);
+        assert_eq!(fp.paths, vec![[2; 8], [5; 8]]);
+    }
+
+    #[test]
+    fn first_format_decodes_without_paths() {
+        let fp = Fingerprint::new(7, "k".into(), vec![NodeId([1; 8])], vec![[3; 8]]);
+        let mut v1 = fp.encode();
+        v1[0] = FORMAT_V1;
+        v1.truncate(v1.len() - 4);
+        assert_eq!(Fingerprint::decode(&v1), Ok(fp));
+    }
+
+    #[test]
+    fn path_keys_are_apart_from_text_keys() {
+        assert_ne!(path_key("html/body/p"), path_key("html/body/div/p"));
+        let text = crate::blocks::block_hash("html body p").unwrap();
+        assert_ne!(path_key("htmlbodyp"), block_key(&text));
     }
 
     proptest! {
         #[test]
         fn roundtrip(time in any::<i64>(), key in ".{0,40}", nodes in prop::collection::vec(any::<[u8; 8]>(), 0..10),
-                     blocks in prop::collection::vec(any::<[u8; 8]>(), 0..50)) {
-            let fp = Fingerprint::new(time, key, nodes.into_iter().map(NodeId).collect(), blocks);
+                     blocks in prop::collection::vec(any::<[u8; 8]>(), 0..50),
+                     paths in prop::collection::vec(any::<[u8; 8]>(), 0..20)) {
+            let fp = Fingerprint::new(time, key, nodes.into_iter().map(NodeId).collect(), blocks)
+                .with_paths(paths);
             prop_assert_eq!(Fingerprint::decode(&fp.encode()), Ok(fp));
         }
 
@@ -190,7 +262,8 @@ mod tests {
 
         #[test]
         fn truncation_is_an_error(cut in 0usize..60) {
-            let fp = Fingerprint::new(1, "http://a.com/x".into(), vec![NodeId([2; 8])], vec![[9; 8]]);
+            let fp = Fingerprint::new(1, "http://a.com/x".into(), vec![NodeId([2; 8])], vec![[9; 8]])
+                .with_paths(vec![[4; 8]]);
             let bytes = fp.encode();
             let cut = cut.min(bytes.len() - 1);
             prop_assert!(Fingerprint::decode(&bytes[..cut]).is_err());

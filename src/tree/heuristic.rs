@@ -8,10 +8,14 @@ use thiserror::Error;
 /// The paper's minimum node support for `strict` (`n_min`).
 pub const STRICT_MIN_SUPPORT: u64 = 5;
 
-/// A classification heuristic of the URL Tree paper, selected by name in the config.
+/// Domain support after which `hybrid` allows two repeats, as `relaxed-at-domain-500` does.
+pub const HYBRID_RELAXED_AFTER: u64 = 500;
+
+/// A classification heuristic, selected by name in the config: the URL Tree paper's four and
+/// `hybrid`.
 ///
 /// Every variant classifies after the page itself was inserted, so a block's count includes the page.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Heuristic {
     /// `strict`: climb from the leaf to the first node with `n_s ≥ 5` (else the root); `c_max = 1`.
     Strict,
@@ -20,17 +24,16 @@ pub enum Heuristic {
     /// `strict-at-domain`: always the domain node; `c_max = 1`.
     StrictAtDomain,
     /// `relaxed-at-domain-N`: the climb of `strict`, with `c_max = 2` once the domain node's support
-    /// exceeds N (the climbing reading of the paper's rule; the default with N = 500).
+    /// exceeds N (the climbing reading of the paper's rule; the paper's best with N = 500).
     RelaxedAtDomain(u64),
     /// `relaxed-domain-node-N`: always the domain node, with `c_max = 2` once its support exceeds N
     /// (the other reading of the paper's wording).
     RelaxedDomainNode(u64),
-}
-
-impl Default for Heuristic {
-    fn default() -> Self {
-        Heuristic::RelaxedAtDomain(500)
-    }
+    /// `hybrid`: the node and threshold of `relaxed-at-domain-500`, with the tree's counts
+    /// combined with the page's own structure, link density and the node's element-path counts
+    /// (see [`crate::tree::hybrid`]). The default.
+    #[default]
+    Hybrid,
 }
 
 /// The node a heuristic chose for one page and the threshold that applies there.
@@ -84,6 +87,10 @@ impl Heuristic {
                 (d, cold, relaxed(n))
             }
             Heuristic::RelaxedDomainNode(n) => (0, root < STRICT_MIN_SUPPORT, relaxed(n)),
+            Heuristic::Hybrid => {
+                let (d, cold) = climb(STRICT_MIN_SUPPORT);
+                (d, cold, relaxed(HYBRID_RELAXED_AFTER))
+            }
         };
         Choice {
             depth,
@@ -108,7 +115,7 @@ impl Choice {
 #[derive(Debug, Error, PartialEq, Eq)]
 #[error(
     "unknown heuristic {0:?}: expected strict, strict-support-N, strict-at-domain, \
-     relaxed-at-domain-N or relaxed-domain-node-N (N a whole number)"
+     relaxed-at-domain-N, relaxed-domain-node-N (N a whole number) or hybrid"
 )]
 pub struct HeuristicParseError(pub String);
 
@@ -121,6 +128,7 @@ impl FromStr for Heuristic {
         match s {
             "strict" => Ok(Heuristic::Strict),
             "strict-at-domain" => Ok(Heuristic::StrictAtDomain),
+            "hybrid" => Ok(Heuristic::Hybrid),
             _ => {
                 if let Some(rest) = s.strip_prefix("strict-support-") {
                     Ok(Heuristic::StrictSupport(number(rest)?))
@@ -144,6 +152,7 @@ impl fmt::Display for Heuristic {
             Heuristic::StrictAtDomain => write!(f, "strict-at-domain"),
             Heuristic::RelaxedAtDomain(n) => write!(f, "relaxed-at-domain-{n}"),
             Heuristic::RelaxedDomainNode(n) => write!(f, "relaxed-domain-node-{n}"),
+            Heuristic::Hybrid => write!(f, "hybrid"),
         }
     }
 }
@@ -173,6 +182,7 @@ mod tests {
             "strict-at-domain",
             "relaxed-at-domain-500",
             "relaxed-domain-node-100",
+            "hybrid",
         ] {
             let h: Heuristic = name.parse().unwrap();
             assert_eq!(h.to_string(), name);
@@ -180,7 +190,7 @@ mod tests {
         assert!("relaxed-at-domain-".parse::<Heuristic>().is_err());
         assert!("strict-support-x".parse::<Heuristic>().is_err());
         assert!("loose".parse::<Heuristic>().is_err());
-        assert_eq!(Heuristic::default().to_string(), "relaxed-at-domain-500");
+        assert_eq!(Heuristic::default().to_string(), "hybrid");
     }
 
     #[test]

@@ -9,9 +9,11 @@
 pub mod branch;
 pub mod fingerprint;
 pub mod heuristic;
+pub mod hybrid;
 pub mod retention;
 
 pub use branch::{Branch, NodeId};
-pub use fingerprint::{block_key, BlockKey, Fingerprint, FingerprintError};
+pub use fingerprint::{block_key, path_key, BlockKey, Fingerprint, FingerprintError};
 pub use heuristic::{Choice, Heuristic, HeuristicParseError, Label};
+pub use hybrid::{BlockFacts, NodeFacts, Reason};
 pub use retention::Retention;

@@ -1,0 +1,599 @@
+//! The `hybrid` classifier: what the tree knows about a site's template combined with what the
+//! page itself shows (DESIGN §2.8). Pure decisions, free of I/O.
+//!
+//! Evidence, each with a published basis:
+//! - **Repetition** (Sluban & Grčar 2013): a block whose text is counted more than `c_max` times
+//!   at the deciding node (the node and `c_max` of `relaxed-at-domain-500`) is template text.
+//!   The block identity already ignores digits and punctuation, so "© 2019" and "© 2020" are one
+//!   block.
+//! - **Template structure** (Alarte et al., ETDM): a short block whose *element path* recurs on
+//!   nearly every page of the node while its words do not is a template slot (dates, bylines,
+//!   counters). Path counts are kept per node beside the text counts; they are trusted once the
+//!   node's support gives them a [`confidence`] of one half.
+//! - **Link density** (Kohlschütter et al. 2010; Gottron 2008): a block mostly made of link text
+//!   is navigation, unless the page's main subtree is itself mostly links, or nearly all that a
+//!   trusted node leaves of the page is links (an index page).
+//! - **Main subtree** (Viveros-Jiménez et al. 2018): the main text of a page is usually one DOM
+//!   subtree. The blocks that pass the tests above are grouped by their container's parent; the
+//!   group holding the most non-link text anchors the main subtree, which is then widened to the
+//!   ancestor of the anchor whose subtree holds the most good text minus dropped text (a document
+//!   split into sections is taken whole, the navigation around it is not). Blocks outside it are
+//!   dropped.
+//! - **Stub pages**: a page left with almost no text once the tree has spoken (a redirect notice
+//!   shared by many pages) is judged by its own structure alone, as on a domain's first page.
+//!
+//! On a domain's first page the tree knows nothing and the page's structure decides; as the
+//! node's support grows, repetition and then template paths remove what the page alone cannot
+//! tell from content.
+//!
+//! Each verdict carries the [`Reason`] that decided it, so every output block says why.
+
+use super::heuristic::Label;
+
+/// Support at which the tree's path counts are trusted as much as the page's own evidence: the
+/// confidence of a node that has seen `n` pages is `(n - 1) / (n - 1 + SUPPORT_HALF)`, one half
+/// at five pages, the paper's `n_min` for a node whose counts mean something.
+pub const SUPPORT_HALF: f64 = 4.0;
+
+/// A block whose link characters exceed this share of its characters is navigation: links are
+/// the majority of its text.
+pub const LINK_DENSE: f64 = 0.5;
+
+/// The main subtree is anchored by grouping blocks on the ancestor this many levels above the
+/// block's own container (1 = the container's parent: the text node's grandparent, the level
+/// Viveros-Jiménez et al. found best).
+pub const GROUP_LEVEL: usize = 1;
+
+/// Share of the node's other pages on which an element path must recur to be a template slot.
+pub const TEMPLATE_PATH_SHARE: f64 = 0.8;
+
+/// Characters below which a block in a recurring path is a template slot (a date, a byline, a
+/// counter): shorter than one plain sentence.
+pub const TEMPLATE_SLOT_CHARS: u32 = 40;
+
+/// Once a trusted node's repeated text is removed, a page whose remaining text is links for more
+/// than this share is an index page (a table of contents, a site index) whose links are its
+/// content: nine tenths, so that an article with a list of related links never qualifies.
+pub const INDEX_LINK_SHARE: f64 = 0.9;
+
+/// A page left with less kept text than this (about two sentences) by the tree is a stub made of
+/// template text, and its own structure decides instead.
+pub const MIN_PAGE_CHARS: u32 = 100;
+
+/// The classifier's few parameters; [`Params::default`] holds the constants above, each with its
+/// reason.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Params {
+    /// See [`SUPPORT_HALF`].
+    pub support_half: f64,
+    /// See [`LINK_DENSE`].
+    pub link_dense: f64,
+    /// See [`GROUP_LEVEL`].
+    pub group_level: usize,
+    /// See [`TEMPLATE_PATH_SHARE`].
+    pub template_path_share: f64,
+    /// See [`TEMPLATE_SLOT_CHARS`].
+    pub template_slot_chars: u32,
+    /// See [`MIN_PAGE_CHARS`].
+    pub min_page_chars: u32,
+    /// See [`INDEX_LINK_SHARE`].
+    pub index_link_share: f64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            support_half: SUPPORT_HALF,
+            link_dense: LINK_DENSE,
+            group_level: GROUP_LEVEL,
+            template_path_share: TEMPLATE_PATH_SHARE,
+            template_slot_chars: TEMPLATE_SLOT_CHARS,
+            min_page_chars: MIN_PAGE_CHARS,
+            index_link_share: INDEX_LINK_SHARE,
+        }
+    }
+}
+
+/// What the classifier knows of one block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockFacts<'a> {
+    /// Characters of the block's text.
+    pub chars: u32,
+    /// Of which inside links.
+    pub link_chars: u32,
+    /// Document-order ordinals of the block's enclosing elements, outermost first.
+    pub ancestors: &'a [u32],
+    /// The block's text count at the deciding node (including this page); `None` when the block
+    /// has no letters.
+    pub count: Option<u64>,
+    /// The count of the block's element path at the deciding node (including this page).
+    pub path_count: u64,
+}
+
+/// What the classifier knows of the deciding node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeFacts {
+    /// The node's support `n_s` (including this page).
+    pub support: u64,
+    /// Text counted more than this at the node is repeated.
+    pub c_max: u64,
+}
+
+/// Why a block was kept or dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Reason {
+    /// No letters: never content.
+    NoLetters,
+    /// Its text recurs at the node (the tree's verdict, trusted by the node's support).
+    Repeated,
+    /// A short block in an element path that recurs on nearly every page of the node.
+    Template,
+    /// Mostly link text.
+    LinkDense,
+    /// Outside the subtree that holds the page's main text.
+    OutsideMainSubtree,
+    /// Inside the main subtree (or long prose), and neither repeated nor template.
+    Unique,
+}
+
+impl Reason {
+    /// The label this reason gives.
+    pub fn label(self) -> Label {
+        match self {
+            Reason::Unique => Label::Content,
+            _ => Label::Boilerplate,
+        }
+    }
+
+    /// The reason's name in output records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::NoLetters => "no-letters",
+            Reason::Repeated => "repeated",
+            Reason::Template => "template",
+            Reason::LinkDense => "link-dense",
+            Reason::OutsideMainSubtree => "outside-main-subtree",
+            Reason::Unique => "unique",
+        }
+    }
+}
+
+/// How much the tree's counts are trusted at a node of `support` pages: 0 on a domain's first
+/// page, one half at `support_half + 1` pages, approaching 1.
+pub fn confidence(support: u64, support_half: f64) -> f64 {
+    let others = support.saturating_sub(1) as f64;
+    if others == 0.0 {
+        0.0
+    } else {
+        others / (others + support_half)
+    }
+}
+
+/// Classifies the blocks of one page; `out` receives one reason per block, in order.
+pub fn classify(
+    blocks: &[BlockFacts<'_>],
+    node: NodeFacts,
+    params: &Params,
+    out: &mut Vec<Reason>,
+) {
+    classify_with(blocks, Some(node), params, out);
+    let kept: u64 = blocks
+        .iter()
+        .zip(out.iter())
+        .filter(|(_, r)| r.label() == Label::Content)
+        .map(|(b, _)| u64::from(b.chars))
+        .sum();
+    if node.support > 1 && kept < u64::from(params.min_page_chars) {
+        // Everything the page says is known to the tree: a stub made of template text (a
+        // redirect notice, an empty listing). Every page has a main text, so the page's own
+        // structure decides, as on a domain's first page.
+        classify_with(blocks, None, params, out);
+    }
+}
+
+/// Classifies with the tree's evidence from `node`, or from the page alone when `None`.
+fn classify_with(
+    blocks: &[BlockFacts<'_>],
+    node: Option<NodeFacts>,
+    params: &Params,
+    out: &mut Vec<Reason>,
+) {
+    out.clear();
+    let node = node.unwrap_or(NodeFacts {
+        support: 1,
+        c_max: u64::MAX,
+    });
+    let trusted = confidence(node.support, params.support_half) >= 0.5;
+    let others = node.support.saturating_sub(1) as f64;
+    for block in blocks {
+        let reason = match block.count {
+            None => Reason::NoLetters,
+            Some(count) if count > node.c_max => Reason::Repeated,
+            Some(_) if block.link_chars as f64 > params.link_dense * block.chars as f64 => {
+                Reason::LinkDense
+            }
+            Some(_)
+                if trusted
+                    && block.chars < params.template_slot_chars
+                    && (block.path_count.saturating_sub(1) as f64)
+                        >= params.template_path_share * others =>
+            {
+                Reason::Template
+            }
+            Some(_) => Reason::Unique,
+        };
+        out.push(reason);
+    }
+    // Once a trusted node has removed the navigation, a page whose remaining text is nearly all
+    // links is an index: its links are its content, and they count as text.
+    let (mut rest, mut rest_links) = (0u64, 0u64);
+    for (block, reason) in blocks.iter().zip(out.iter()) {
+        if matches!(reason, Reason::Unique | Reason::LinkDense) {
+            rest += u64::from(block.chars);
+            rest_links += u64::from(block.link_chars);
+        }
+    }
+    let index_page = trusted && rest_links as f64 > params.index_link_share * rest as f64;
+    if index_page {
+        for reason in out.iter_mut() {
+            if *reason == Reason::LinkDense {
+                *reason = Reason::Unique;
+            }
+        }
+    }
+    let Some(main) = main_subtree(blocks, out, params.group_level, index_page) else {
+        return;
+    };
+    // A main subtree made mostly of links is a list page (an index, a table of contents): there
+    // the links are the content.
+    let (mut text, mut links) = (0u64, 0u64);
+    for (block, reason) in blocks.iter().zip(out.iter()) {
+        if matches!(reason, Reason::Unique | Reason::LinkDense) && within(block, main) {
+            text += u64::from(block.chars);
+            links += u64::from(block.link_chars);
+        }
+    }
+    let list_page = links as f64 > params.link_dense * text as f64;
+    for (block, reason) in blocks.iter().zip(out.iter_mut()) {
+        let inside = within(block, main);
+        if *reason == Reason::Unique && !inside {
+            *reason = Reason::OutsideMainSubtree;
+        } else if *reason == Reason::LinkDense && inside && list_page {
+            *reason = Reason::Unique;
+        }
+    }
+}
+
+/// The element that the main subtree hangs from, or the whole page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Main {
+    Element(u32),
+    Page,
+}
+
+fn group_of(block: &BlockFacts<'_>, level: usize) -> Main {
+    let n = block.ancestors.len();
+    if n > level {
+        Main::Element(block.ancestors[n - 1 - level])
+    } else {
+        Main::Page
+    }
+}
+
+fn within(block: &BlockFacts<'_>, main: Main) -> bool {
+    match main {
+        Main::Page => true,
+        Main::Element(e) => block.ancestors.contains(&e),
+    }
+}
+
+/// The subtree holding the page's main text: anchored at the group of still-unique blocks with
+/// the most non-link text, then widened to the ancestor of that group whose subtree holds the
+/// most good text minus bad text (a section split into several groups is taken whole, the
+/// navigation around it is not).
+fn main_subtree(
+    blocks: &[BlockFacts<'_>],
+    reasons: &[Reason],
+    level: usize,
+    links_are_text: bool,
+) -> Option<Main> {
+    let text = |b: &BlockFacts<'_>| {
+        if links_are_text {
+            b.chars
+        } else {
+            b.chars - b.link_chars.min(b.chars)
+        }
+    };
+    let anchor = densest_group(blocks, reasons, level, text)?;
+    let Main::Element(anchor) = anchor else {
+        return Some(Main::Page);
+    };
+    // The anchor's chain of ancestors, outermost first: ordinals grow with depth.
+    let chain = blocks.iter().find_map(|b| {
+        let at = b.ancestors.binary_search(&anchor).ok()?;
+        Some(&b.ancestors[..=at])
+    })?;
+    let mut scores = vec![0i64; chain.len()];
+    for (block, reason) in blocks.iter().zip(reasons) {
+        let weight = match reason {
+            Reason::Unique => i64::from(text(block)),
+            Reason::NoLetters => continue,
+            _ => -i64::from(block.chars),
+        };
+        for (score, element) in scores.iter_mut().zip(chain) {
+            if block.ancestors.binary_search(element).is_ok() {
+                *score += weight;
+            }
+        }
+    }
+    let mut best = chain.len() - 1;
+    for i in (0..chain.len()).rev() {
+        if scores[i] > scores[best] {
+            best = i;
+        }
+    }
+    Some(Main::Element(chain[best]))
+}
+
+/// The group of still-unique blocks holding the most non-link text.
+fn densest_group(
+    blocks: &[BlockFacts<'_>],
+    reasons: &[Reason],
+    level: usize,
+    text: impl Fn(&BlockFacts<'_>) -> u32,
+) -> Option<Main> {
+    let mut groups: Vec<(u32, u64)> = blocks
+        .iter()
+        .zip(reasons)
+        .filter(|(_, r)| **r == Reason::Unique)
+        .map(|(b, _)| {
+            let key = match group_of(b, level) {
+                Main::Element(e) => e,
+                Main::Page => u32::MAX,
+            };
+            (key, u64::from(text(b)))
+        })
+        .collect();
+    if groups.is_empty() {
+        return None;
+    }
+    groups.sort_unstable_by_key(|g| g.0);
+    let mut best = (u32::MAX, 0u64);
+    let mut i = 0;
+    while i < groups.len() {
+        let key = groups[i].0;
+        let mut sum = 0;
+        while i < groups.len() && groups[i].0 == key {
+            sum += groups[i].1;
+            i += 1;
+        }
+        if sum > best.1 {
+            best = (key, sum);
+        }
+    }
+    Some(if best.0 == u32::MAX {
+        Main::Page
+    } else {
+        Main::Element(best.0)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A block of `chars` characters (`links` of them in links) under `ancestors`, counted
+    /// `count` times at the node, its path `path_count` times.
+    fn block(
+        ancestors: &[u32],
+        chars: u32,
+        links: u32,
+        count: u64,
+        path_count: u64,
+    ) -> BlockFacts<'_> {
+        BlockFacts {
+            chars,
+            link_chars: links,
+            ancestors,
+            count: Some(count),
+            path_count,
+        }
+    }
+
+    fn run(blocks: &[BlockFacts<'_>], support: u64) -> Vec<Reason> {
+        let mut out = Vec::new();
+        classify(
+            blocks,
+            NodeFacts { support, c_max: 1 },
+            &Params::default(),
+            &mut out,
+        );
+        out
+    }
+
+    // A page: html(0) body(1) nav(2) ul(3) li(4..6); article div(7) p(8..10); aside div(11) p(12).
+    const NAV: [[u32; 5]; 3] = [[0, 1, 2, 3, 4], [0, 1, 2, 3, 5], [0, 1, 2, 3, 6]];
+    const ARTICLE: [[u32; 4]; 3] = [[0, 1, 7, 8], [0, 1, 7, 9], [0, 1, 7, 10]];
+    const ASIDE: [u32; 4] = [0, 1, 11, 12];
+
+    #[test]
+    fn first_page_keeps_the_main_subtree_and_drops_links_and_the_aside() {
+        let blocks = [
+            block(&NAV[0], 50, 50, 1, 1),
+            block(&NAV[1], 60, 60, 1, 1),
+            block(&NAV[2], 40, 40, 1, 1),
+            block(&ARTICLE[0], 300, 0, 1, 1),
+            block(&ARTICLE[1], 250, 20, 1, 1),
+            block(&ARTICLE[2], 30, 0, 1, 1),
+            block(&ASIDE, 120, 0, 1, 1),
+        ];
+        let reasons = run(&blocks, 1);
+        use Reason::*;
+        assert_eq!(
+            reasons,
+            vec![
+                LinkDense,
+                LinkDense,
+                LinkDense,
+                Unique,
+                Unique,
+                Unique,
+                OutsideMainSubtree
+            ]
+        );
+    }
+
+    #[test]
+    fn repeated_text_is_dropped_from_the_second_page_on() {
+        let page = |count| {
+            [
+                block(&ARTICLE[0], 300, 0, 1, 2),
+                block(&ARTICLE[1], 200, 0, 1, 2),
+                block(&ARTICLE[2], 60, 0, count, 2),
+            ]
+        };
+        assert_eq!(run(&page(1), 2)[2], Reason::Unique);
+        assert_eq!(run(&page(2), 2)[2], Reason::Repeated);
+    }
+
+    #[test]
+    fn recurring_paths_mark_short_slots_once_the_node_is_trusted() {
+        // A short byline whose path is on every page, words unique.
+        let blocks = [
+            block(&ARTICLE[0], 300, 0, 1, 3),
+            block(&ARTICLE[1], 20, 0, 1, 10),
+        ];
+        assert_eq!(
+            run(&blocks, 3)[1],
+            Reason::Unique,
+            "support 3: not trusted yet"
+        );
+        assert_eq!(run(&blocks, 10)[1], Reason::Template);
+        // Long text in a recurring path is prose, not a slot.
+        let long = [block(&ARTICLE[0], 300, 0, 1, 10)];
+        assert_eq!(run(&long, 10)[0], Reason::Unique);
+    }
+
+    #[test]
+    fn the_main_subtree_widens_to_take_all_sections() {
+        // body(1) > main(2) > section(3) p(4,5) , section(6) p(7); nav(8) li(9) repeated.
+        let s1 = [[0, 1, 2, 3, 4], [0, 1, 2, 3, 5]];
+        let s2 = [0, 1, 2, 6, 7];
+        let nav = [0, 1, 8, 9];
+        let blocks = [
+            block(&s1[0], 400, 0, 1, 1),
+            block(&s1[1], 300, 0, 1, 1),
+            block(&s2, 200, 0, 1, 1),
+            block(&nav, 500, 0, 3, 3),
+        ];
+        let reasons = run(&blocks, 3);
+        assert_eq!(&reasons[..3], &[Reason::Unique; 3]);
+        assert_eq!(reasons[3], Reason::Repeated);
+    }
+
+    #[test]
+    fn an_index_page_keeps_its_links() {
+        // main(2) > ul(3) > li(4..7), all links; the repeated header outside.
+        let items = [
+            [0, 1, 2, 3, 4],
+            [0, 1, 2, 3, 5],
+            [0, 1, 2, 3, 6],
+            [0, 1, 2, 3, 7],
+        ];
+        let header = [0, 1, 8];
+        let mut blocks: Vec<_> = items.iter().map(|a| block(a, 30, 30, 1, 9)).collect();
+        blocks.push(block(&items[0], 40, 0, 1, 1));
+        blocks.push(block(&header, 200, 0, 9, 9));
+        let reasons = run(&blocks, 9);
+        assert!(
+            reasons[..4].iter().all(|r| *r == Reason::Unique),
+            "{reasons:?}"
+        );
+        assert_eq!(reasons[5], Reason::Repeated);
+    }
+
+    #[test]
+    fn a_trusted_node_keeps_the_links_of_an_index_page() {
+        // A table of links (td 3 > ul 4 > li 5..8) beside a short unique heading (h1 9), with the
+        // repeated site navigation (nav 10) already known to the tree.
+        let items = [
+            [0, 1, 2, 3, 4, 5],
+            [0, 1, 2, 3, 4, 6],
+            [0, 1, 2, 3, 4, 7],
+            [0, 1, 2, 3, 4, 8],
+        ];
+        let heading = [0, 1, 2, 9];
+        let nav = [0, 1, 10];
+        let mut blocks: Vec<_> = items.iter().map(|a| block(a, 60, 60, 1, 9)).collect();
+        blocks.push(block(&heading, 12, 0, 1, 1));
+        blocks.push(block(&nav, 300, 300, 9, 9));
+        let reasons = run(&blocks, 9);
+        assert!(
+            reasons[..5].iter().all(|r| *r == Reason::Unique),
+            "{reasons:?}"
+        );
+        assert_eq!(reasons[5], Reason::Repeated);
+        // The same links beside an article are related links, not an index.
+        let prose = [[0, 1, 11, 12], [0, 1, 11, 13]];
+        blocks.push(block(&prose[0], 400, 0, 1, 1));
+        blocks.push(block(&prose[1], 300, 0, 1, 1));
+        let reasons = run(&blocks, 9);
+        assert!(
+            reasons[..4].iter().all(|r| *r == Reason::LinkDense),
+            "{reasons:?}"
+        );
+        assert_eq!(&reasons[6..], &[Reason::Unique, Reason::Unique]);
+    }
+
+    #[test]
+    fn a_stub_page_of_template_text_is_judged_by_its_structure() {
+        // Every block is known to the tree: the notice would vanish, so the page decides.
+        let nav = [0, 1, 2, 3];
+        let blocks = [
+            block(&nav, 40, 40, 9, 9),
+            block(&ARTICLE[0], 150, 0, 9, 9),
+            block(&ARTICLE[1], 80, 0, 9, 9),
+        ];
+        let reasons = run(&blocks, 9);
+        assert_eq!(
+            reasons,
+            vec![Reason::LinkDense, Reason::Unique, Reason::Unique]
+        );
+    }
+
+    #[test]
+    fn blocks_without_letters_are_never_content() {
+        let blocks = [
+            BlockFacts {
+                count: None,
+                ..block(&ARTICLE[0], 10, 0, 1, 1)
+            },
+            block(&ARTICLE[1], 200, 0, 1, 1),
+        ];
+        assert_eq!(run(&blocks, 1), vec![Reason::NoLetters, Reason::Unique]);
+        assert_eq!(run(&[], 5), Vec::<Reason>::new());
+    }
+
+    #[test]
+    fn confidence_grows_with_support() {
+        assert_eq!(confidence(0, SUPPORT_HALF), 0.0);
+        assert_eq!(confidence(1, SUPPORT_HALF), 0.0);
+        assert_eq!(confidence(5, SUPPORT_HALF), 0.5);
+        assert!(confidence(100, SUPPORT_HALF) > 0.95);
+    }
+
+    #[test]
+    fn reasons_name_their_labels() {
+        assert_eq!(Reason::Unique.label(), Label::Content);
+        for r in [
+            Reason::NoLetters,
+            Reason::Repeated,
+            Reason::Template,
+            Reason::LinkDense,
+            Reason::OutsideMainSubtree,
+        ] {
+            assert_eq!(r.label(), Label::Boilerplate, "{}", r.as_str());
+        }
+        assert_eq!(Reason::OutsideMainSubtree.as_str(), "outside-main-subtree");
+    }
+}
