@@ -17,15 +17,33 @@ fn cleanportaleval_f1_does_not_regress() {
     assert_eq!(default.report.overall.pages, 71);
     assert_eq!((default.duplicates, default.rejected), (0, 0));
     let f1 = default.report.overall.f1_lcs;
-    assert!(f1 >= MEASURED_DEFAULT - 0.01, "default F1 {f1:.4} fell below {MEASURED_DEFAULT}");
+    assert!(
+        f1 >= MEASURED_DEFAULT - 0.01,
+        "default F1 {f1:.4} fell below {MEASURED_DEFAULT}"
+    );
     // The tree removes the template: precision well above the all-text baseline (0.555 F1).
-    assert!(default.report.overall.precision > 0.7, "{:?}", default.report.overall);
-    assert!(default.report.overall.recall > 0.9, "{:?}", default.report.overall);
+    assert!(
+        default.report.overall.precision > 0.7,
+        "{:?}",
+        default.report.overall
+    );
+    assert!(
+        default.report.overall.recall > 0.9,
+        "{:?}",
+        default.report.overall
+    );
 
     let strict = evaluate(&corpus, &config, Heuristic::Strict).unwrap();
     let f1 = strict.report.overall.f1_lcs;
-    assert!(f1 >= MEASURED_STRICT - 0.01, "strict F1 {f1:.4} fell below {MEASURED_STRICT}");
+    assert!(
+        f1 >= MEASURED_STRICT - 0.01,
+        "strict F1 {f1:.4} fell below {MEASURED_STRICT}"
+    );
     // Later pages of a domain score better than its first ten: the tree learns.
     let rest = strict.report.overall.rest_f1.unwrap_or(0.0);
-    assert!(rest > strict.report.overall.first10_f1, "{:?}", strict.report.overall);
+    assert!(
+        rest > strict.report.overall.first10_f1,
+        "{:?}",
+        strict.report.overall
+    );
 }
