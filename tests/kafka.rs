@@ -222,10 +222,10 @@ fn worker_config(broker: &Broker, state: &Path, group: &str) -> Config {
     c.kafka.max_in_flight = 64;
     c.kafka.shutdown_timeout_secs = 20;
     c.kafka
-        .properties
+        .consumer_properties
         .insert("session.timeout.ms".into(), toml::Value::Integer(6000));
     c.kafka
-        .properties
+        .consumer_properties
         .insert("heartbeat.interval.ms".into(), toml::Value::Integer(500));
     c.validate().unwrap();
     c
@@ -554,7 +554,7 @@ input = "{INPUT}"
 output = "{OUTPUT}"
 dead_letter = "{DLQ}"
 
-[kafka.properties]
+[kafka.consumer_properties]
 "session.timeout.ms" = 6000
 "#,
             state = dir.path().join("state").display(),

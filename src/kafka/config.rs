@@ -79,6 +79,10 @@ pub struct KafkaConfig {
     /// librdkafka properties applied verbatim to the consumer and producer (SASL, TLS, tuning),
     /// after urltree's own settings. Values may be strings, integers, floats or booleans.
     pub properties: BTreeMap<String, toml::Value>,
+    /// librdkafka properties for the consumer only, applied after `properties`.
+    pub consumer_properties: BTreeMap<String, toml::Value>,
+    /// librdkafka properties for the producer only, applied after `properties`.
+    pub producer_properties: BTreeMap<String, toml::Value>,
 }
 
 impl Default for KafkaConfig {
@@ -94,6 +98,8 @@ impl Default for KafkaConfig {
             http_listen: "0.0.0.0:9095".into(),
             topics: Topics::default(),
             properties: BTreeMap::new(),
+            consumer_properties: BTreeMap::new(),
+            producer_properties: BTreeMap::new(),
         }
     }
 }
@@ -158,18 +164,22 @@ impl KafkaConfig {
                 format!("{:?} is not an IP:port address", self.http_listen),
             ));
         }
-        for (key, value) in &self.properties {
-            if MANAGED_PROPERTIES.contains(&key.as_str()) {
-                return Err((
-                    "kafka.properties",
-                    format!("{key} is set by urltree (use the [kafka] fields)"),
-                ));
-            }
-            if property_string(value).is_none() {
-                return Err((
-                    "kafka.properties",
-                    format!("{key} must be a string, number or boolean"),
-                ));
+        let maps = [
+            ("kafka.properties", &self.properties),
+            ("kafka.consumer_properties", &self.consumer_properties),
+            ("kafka.producer_properties", &self.producer_properties),
+        ];
+        for (field, map) in maps {
+            for (key, value) in map {
+                if MANAGED_PROPERTIES.contains(&key.as_str()) {
+                    return Err((
+                        field,
+                        format!("{key} is set by urltree (use the [kafka] fields)"),
+                    ));
+                }
+                if property_string(value).is_none() {
+                    return Err((field, format!("{key} must be a string, number or boolean")));
+                }
             }
         }
         Ok(())
@@ -206,7 +216,8 @@ impl KafkaConfig {
         if let Some(id) = self.instance_id() {
             c.set("group.instance.id", id);
         }
-        self.apply_properties(&mut c);
+        apply(&mut c, &self.properties);
+        apply(&mut c, &self.consumer_properties);
         c
     }
 
@@ -218,15 +229,16 @@ impl KafkaConfig {
             .set("enable.idempotence", "true")
             .set("acks", "all")
             .set("linger.ms", "5");
-        self.apply_properties(&mut c);
+        apply(&mut c, &self.properties);
+        apply(&mut c, &self.producer_properties);
         c
     }
+}
 
-    fn apply_properties(&self, c: &mut ClientConfig) {
-        for (key, value) in &self.properties {
-            if let Some(value) = property_string(value) {
-                c.set(key, value);
-            }
+fn apply(c: &mut ClientConfig, properties: &BTreeMap<String, toml::Value>) {
+    for (key, value) in properties {
+        if let Some(value) = property_string(value) {
+            c.set(key, value);
         }
     }
 }
@@ -273,7 +285,9 @@ mod tests {
     fn properties_pass_through_verbatim() {
         let c = load(
             "[kafka]\nbrokers = \"b1:9092,b2:9092\"\ngroup_instance_id = \"w-0\"\n\
-             [kafka.properties]\n\"security.protocol\" = \"SASL_SSL\"\n\"session.timeout.ms\" = 6000\n",
+             [kafka.properties]\n\"security.protocol\" = \"SASL_SSL\"\n\
+             [kafka.consumer_properties]\n\"session.timeout.ms\" = 6000\n\
+             [kafka.producer_properties]\n\"linger.ms\" = 20\n",
         )
         .unwrap();
         let consumer = c.kafka.consumer_config();
@@ -288,6 +302,11 @@ mod tests {
         let producer = c.kafka.producer_config();
         assert_eq!(producer.get("bootstrap.servers"), Some("b1:9092,b2:9092"));
         assert_eq!(producer.get("security.protocol"), Some("SASL_SSL"));
+        assert_eq!(producer.get("linger.ms"), Some("20"));
+        assert!(producer.get("session.timeout.ms").is_none());
+        assert_eq!(consumer.get("linger.ms"), None);
+        let e = load("[kafka.consumer_properties]\n\"group.id\" = \"x\"").unwrap_err();
+        assert!(e.to_string().contains("kafka.consumer_properties"), "{e}");
     }
 
     #[test]
