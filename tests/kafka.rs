@@ -227,6 +227,9 @@ fn worker_config(broker: &Broker, state: &Path, group: &str) -> Config {
     c.kafka
         .consumer_properties
         .insert("heartbeat.interval.ms".into(), toml::Value::Integer(500));
+    c.kafka
+        .consumer_properties
+        .insert("statistics.interval.ms".into(), toml::Value::Integer(200));
     c.validate().unwrap();
     c
 }
@@ -425,6 +428,7 @@ async fn worker_matches_the_local_engine_sends_dead_letters_and_resumes_from_its
     assert!(bad_url["payload"].as_str().unwrap().contains("mailto:"));
 
     // Probes and metrics.
+    tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(get(running.http, "/healthz").await.0, 200);
     let (status, _) = get(running.http, "/readyz").await;
     assert_eq!(status, 200);
@@ -456,6 +460,11 @@ async fn worker_matches_the_local_engine_sends_dead_letters_and_resumes_from_its
             &format!("urltree_state_bytes{{partition=\"{page_partition}\"}}")
         ) > 0.0
     );
+    let lag = metric(
+        &text,
+        &format!("urltree_consumer_lag_records{{partition=\"{page_partition}\"}}"),
+    );
+    assert!(lag >= 0.0, "{lag}");
     for name in [
         "urltree_records_in_flight",
         "urltree_assigned_partitions",
@@ -480,6 +489,8 @@ async fn worker_matches_the_local_engine_sends_dead_letters_and_resumes_from_its
         expected_offsets.push(at.1);
     }
     let running = Running::start(worker_config(&broker, &state, "urltree-b")).await;
+    // Not ready until the group has assigned partitions and their state is open.
+    assert_eq!(get(running.http, "/readyz").await.0, 503);
     let phase2 = read(&outputs, pages.len() - first, Duration::from_secs(2));
     assert_same_as_local(&phase2, &local);
     let offsets: Vec<i64> = phase2
