@@ -732,6 +732,50 @@ async fn a_second_worker_takes_partitions_over_without_loss_or_repeats() {
     second.stop().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_output_over_the_message_limit_becomes_a_dead_letter_and_the_partition_goes_on() {
+    let broker = Broker::start();
+    create_topics(&broker, &[(INPUT, 1), (OUTPUT, 1), (DLQ, 1)]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let producer = producer(&broker);
+    let big = serde_json::to_vec(&serde_json::json!({
+        "url": "https://www.site0.example/articles/big.html",
+        "html": format!("<html><body><p>{}</p></body></html>", "many words ".repeat(3000)),
+    }))
+    .unwrap();
+    let key = "site0.example";
+    produce(&producer, key, Some(&site_page(0, 1)), BASE_TIME_MS).await;
+    let (_, big_offset) = produce(&producer, key, Some(&big), BASE_TIME_MS).await;
+    produce(&producer, key, Some(&site_page(0, 2)), BASE_TIME_MS).await;
+
+    let mut config = worker_config(&broker, &dir.path().join("state"), "urltree-limit");
+    config
+        .kafka
+        .producer_properties
+        .insert("message.max.bytes".into(), toml::Value::Integer(20_000));
+    let running = Running::start(config).await;
+    let outputs = read(&reader(&broker, OUTPUT), 2, Duration::from_millis(500));
+    let urls: Vec<&str> = outputs.iter().map(|o| o["url"].as_str().unwrap()).collect();
+    assert_eq!(
+        urls,
+        [
+            "https://www.site0.example/articles/1.html",
+            "https://www.site0.example/articles/2.html"
+        ]
+    );
+    let dead = read(&reader(&broker, DLQ), 1, Duration::from_millis(200));
+    assert_eq!(dead[0]["error"]["kind"], "too-large");
+    assert_eq!(dead[0]["source"]["offset"], big_offset);
+    let message = dead[0]["error"]["message"].as_str().unwrap();
+    assert!(message.contains("message.max.bytes"), "{message}");
+    let (_, text) = get(running.http, "/metrics").await;
+    assert_eq!(
+        metric(&text, "urltree_dead_letters_total{kind=\"too-large\"}"),
+        1.0
+    );
+    running.stop().await;
+}
+
 /// Throughput through the broker, for the README's numbers (not part of CI):
 /// `URLTREE_KAFKA_BENCH_CORPUS=../shared/corpus/NAME/docs.jsonl.gz cargo test --release --test
 /// kafka -- --ignored --nocapture`. Pages are keyed by their `domain` field over 4 partitions.

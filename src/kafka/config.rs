@@ -221,6 +221,15 @@ impl KafkaConfig {
         c
     }
 
+    /// The largest message the producer sends (`message.max.bytes`, librdkafka's default 1,000,000
+    /// unless a property map sets it).
+    pub fn max_message_bytes(&self) -> usize {
+        self.producer_config()
+            .get("message.max.bytes")
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(1_000_000)
+    }
+
     /// The producer's librdkafka configuration: idempotent, `acks=all`, then the pass-through
     /// properties.
     pub fn producer_config(&self) -> ClientConfig {
@@ -303,6 +312,9 @@ mod tests {
         assert_eq!(producer.get("bootstrap.servers"), Some("b1:9092,b2:9092"));
         assert_eq!(producer.get("security.protocol"), Some("SASL_SSL"));
         assert_eq!(producer.get("linger.ms"), Some("20"));
+        assert_eq!(c.kafka.max_message_bytes(), 1_000_000);
+        let c = load("[kafka.producer_properties]\n\"message.max.bytes\" = 50000").unwrap();
+        assert_eq!(c.kafka.max_message_bytes(), 50_000);
         assert!(producer.get("session.timeout.ms").is_none());
         assert_eq!(consumer.get("linger.ms"), None);
         let e = load("[kafka.consumer_properties]\n\"group.id\" = \"x\"").unwrap_err();

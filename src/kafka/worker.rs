@@ -22,7 +22,11 @@ use super::metrics::Metrics;
 use super::producer::{OutRecord, Producer};
 use crate::config::Config;
 use crate::engine::{Engine, EngineError, Input, Outcome};
-use crate::record::Source;
+use crate::record::{DeadLetter, ErrorKind, Source};
+
+/// Bytes reserved for a message's framing, headers and key beyond its value when checking it
+/// against the producer's `message.max.bytes`.
+const MESSAGE_OVERHEAD: usize = 1024;
 
 /// One consumed input message.
 #[derive(Clone, Debug)]
@@ -337,10 +341,13 @@ impl PartitionRun {
                 timestamp_ms: r.timestamp_ms,
             })
             .collect();
+        let max_message = shared.config.kafka.max_message_bytes();
+        let fits = max_message.saturating_sub(MESSAGE_OVERHEAD);
         let mut backoff = Duration::from_millis(100);
         loop {
             let before = self.engine.stats();
             let mut delivered = 0;
+            let mut oversized = 0;
             let mut process_done = None;
             let result = self.engine.process_batch_then(
                 &inputs,
@@ -349,20 +356,45 @@ impl PartitionRun {
                     process_done = Some(Instant::now());
                     let mut records = Vec::with_capacity(outcomes.len());
                     for (outcome, input) in outcomes.iter().zip(fresh) {
+                        let key = input.key.as_deref();
                         let (topic, key, payload) = match outcome {
-                            Outcome::Clean(clean) => (
-                                topics.output.as_str(),
-                                Some(clean.domain.as_bytes()),
-                                serde_json::to_vec(clean),
-                            ),
+                            Outcome::Clean(clean) => {
+                                let payload = serde_json::to_vec(clean).map_err(|e| e.to_string())?;
+                                if payload.len() <= fits {
+                                    (topics.output.as_str(), Some(clean.domain.as_bytes()), payload)
+                                } else {
+                                    // Never stall the partition on a record the broker refuses.
+                                    oversized += 1;
+                                    let dead = DeadLetter::new(
+                                        ErrorKind::TooLarge,
+                                        format!(
+                                            "the clean-text record is {} bytes, over the producer's \
+                                             message.max.bytes of {max_message}",
+                                            payload.len()
+                                        ),
+                                        clean.source.clone(),
+                                        input.payload.as_deref().unwrap_or_default(),
+                                        shared.config.output.dead_letter_payload_bytes,
+                                    );
+                                    let payload = dead_letter_bytes(
+                                        &dead,
+                                        input.payload.as_deref().unwrap_or_default(),
+                                        fits,
+                                    )?;
+                                    (topics.dead_letter.as_str(), key, payload)
+                                }
+                            }
                             Outcome::Rejected(dead) => (
                                 topics.dead_letter.as_str(),
-                                input.key.as_deref(),
-                                serde_json::to_vec(dead),
+                                key,
+                                dead_letter_bytes(
+                                    dead,
+                                    input.payload.as_deref().unwrap_or_default(),
+                                    fits,
+                                )?,
                             ),
                             Outcome::Duplicate { .. } => continue,
                         };
-                        let payload = payload.map_err(|e| e.to_string())?;
                         records.push(OutRecord {
                             topic,
                             key,
@@ -388,6 +420,10 @@ impl PartitionRun {
                         .with_label_values(&["deliver"])
                         .observe(processed.elapsed().as_secs_f64());
                     self.count(&outcomes, before, fresh, delivered);
+                    metrics
+                        .dead_letters
+                        .with_label_values(&[ErrorKind::TooLarge.as_str()])
+                        .inc_by(oversized);
                     return true;
                 }
                 Err(e) => {
@@ -445,5 +481,50 @@ impl PartitionRun {
             .sum();
         metrics.input_bytes.inc_by(input_bytes as u64);
         metrics.output_bytes.inc_by(delivered);
+    }
+}
+
+/// Serializes a dead letter, cutting its copy of the original record further when the message
+/// would exceed `max` bytes, so the broker never refuses it and the partition never stalls.
+fn dead_letter_bytes(dead: &DeadLetter, original: &[u8], max: usize) -> Result<Vec<u8>, String> {
+    let mut bytes = serde_json::to_vec(dead).map_err(|e| e.to_string())?;
+    let mut limit = dead.payload.len();
+    while bytes.len() > max && limit > 0 {
+        limit = (limit as f64 * max as f64 / bytes.len() as f64 * 0.9) as usize;
+        let cut = DeadLetter::new(
+            dead.error.kind,
+            dead.error.message.clone(),
+            dead.source.clone(),
+            original,
+            limit,
+        );
+        bytes = serde_json::to_vec(&cut).map_err(|e| e.to_string())?;
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dead_letters_are_cut_to_the_message_limit() {
+        let original = "é\u{1}x".repeat(20_000).into_bytes();
+        let source = Source {
+            topic: "t".into(),
+            partition: 1,
+            offset: 2,
+        };
+        let dead = DeadLetter::new(ErrorKind::InvalidJson, "bad", source, &original, 1 << 20);
+        let whole = dead_letter_bytes(&dead, &original, usize::MAX).unwrap();
+        assert!(whole.len() > original.len());
+        for max in [50_000, 5_000, 1_000] {
+            let bytes = dead_letter_bytes(&dead, &original, max).unwrap();
+            assert!(bytes.len() <= max, "{} > {max}", bytes.len());
+            let back: DeadLetter = serde_json::from_slice(&bytes).unwrap();
+            assert!(back.payload_truncated);
+            assert_eq!(back.payload_bytes, original.len());
+            assert!(original.starts_with(back.payload.as_bytes()));
+        }
     }
 }
