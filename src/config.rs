@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 use crate::blocks::ParseLimits;
+use crate::kafka::KafkaConfig;
 use crate::state::StateOptions;
 use crate::tree::{Heuristic, Retention};
 use crate::urlkey::KeyOptions;
@@ -107,6 +108,8 @@ pub struct Config {
     pub input: InputConfig,
     /// `[output]`: output records.
     pub output: OutputOptions,
+    /// `[kafka]`: the Kafka worker (`urltree run`).
+    pub kafka: KafkaConfig,
 }
 
 /// The configuration could not be loaded or is invalid.
@@ -207,12 +210,12 @@ impl Config {
         if self.state.path.as_os_str().is_empty() {
             return invalid("state.path", "must not be empty");
         }
-        match self.tree.heuristic {
-            Heuristic::StrictSupport(0) => {
-                invalid("tree.heuristic", "strict-support-N needs N >= 1")
-            }
-            _ => Ok(()),
+        if let Heuristic::StrictSupport(0) = self.tree.heuristic {
+            return invalid("tree.heuristic", "strict-support-N needs N >= 1");
         }
+        self.kafka
+            .validate(self.input.batch_size)
+            .map_err(|(field, reason)| ConfigError::Invalid { field, reason })
     }
 
     /// The configuration as TOML (for `urltree config` and docs).

@@ -136,6 +136,25 @@ impl Engine {
         inputs: &[Input<'_>],
         progress: Option<(&str, u64)>,
     ) -> Result<Vec<Outcome>, StateError> {
+        self.process_batch_then(inputs, progress, |_| Ok::<(), std::convert::Infallible>(()))
+            .map_err(|e| match e {
+                BatchError::State(e) => e,
+                BatchError::Aborted(never) => match never {},
+            })
+    }
+
+    /// Like [`Engine::process_batch`], but calls `before_commit` with the outcomes after the batch
+    /// is processed and before its state is written. When it fails, nothing of the batch is
+    /// written (the tree and the progress stay as they were) and its error is returned.
+    ///
+    /// A Kafka worker delivers the outputs here, so the state never runs ahead of what readers
+    /// have received.
+    pub fn process_batch_then<E>(
+        &mut self,
+        inputs: &[Input<'_>],
+        progress: Option<(&str, u64)>,
+        before_commit: impl FnOnce(&[Outcome]) -> Result<(), E>,
+    ) -> Result<Vec<Outcome>, BatchError<E>> {
         let processed_at = OffsetDateTime::now_utc()
             .format(&Rfc3339)
             .unwrap_or_default();
@@ -155,15 +174,27 @@ impl Engine {
         };
         let mut outcomes = Vec::with_capacity(inputs.len());
         for input in inputs {
-            outcomes.push(ctx.process(&mut txn, input)?);
+            outcomes.push(ctx.process(&mut txn, input).map_err(BatchError::State)?);
         }
         if let Some((source, next_offset)) = progress {
             txn.set_progress(source, next_offset);
         }
-        txn.commit()?;
+        before_commit(&outcomes).map_err(BatchError::Aborted)?;
+        txn.commit().map_err(BatchError::State)?;
         self.stats = stats;
         Ok(outcomes)
     }
+}
+
+/// A batch was not committed.
+#[derive(Debug, Error)]
+pub enum BatchError<E> {
+    /// The state could not be read or written.
+    #[error(transparent)]
+    State(StateError),
+    /// The `before_commit` step failed.
+    #[error("batch aborted before commit: {0}")]
+    Aborted(E),
 }
 
 struct PageContext<'e> {

@@ -12,6 +12,7 @@
 //! - [`state`]: RocksDB storage of the tree, one atomic write per batch;
 //! - [`engine`]: the per-page pipeline wiring the above;
 //! - [`config`]: typed, defaulted, validated configuration;
+//! - [`kafka`]: the Kafka worker of `urltree run`;
 //! - [`local`]: local files in and out; [`corpus`]: gold corpora and evaluation runs;
 //!   [`bench`]: the throughput benchmark.
 
@@ -21,6 +22,7 @@ pub mod config;
 pub mod corpus;
 pub mod engine;
 pub mod eval;
+pub mod kafka;
 pub mod local;
 pub mod record;
 pub mod state;

@@ -3,6 +3,7 @@
 mod bench;
 mod eval;
 mod extract;
+mod run;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -35,6 +36,9 @@ enum LogFormat {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Run the Kafka worker: consume raw-html records, produce clean-text records and dead letters
+    /// (`[kafka]` config section), serve /metrics, /healthz and /readyz.
+    Run(run::Args),
     /// Extract clean text from local files (raw-html JSONL, gzip or plain, or a directory of HTML
     /// files) into clean-text JSONL, keeping the tree in a local RocksDB directory.
     Extract(extract::Args),
@@ -52,6 +56,7 @@ pub fn main() -> anyhow::Result<ExitCode> {
     let config =
         Config::load(cli.config.as_deref()).with_context(|| "loading the configuration")?;
     match cli.command {
+        Command::Run(args) => run::run(args, config),
         Command::Extract(args) => extract::run(args, config),
         Command::Eval(args) => eval::run(args, config),
         Command::Bench(args) => bench::run(args, config),

@@ -1,0 +1,344 @@
+//! `[kafka]`: brokers, consumer group, topics, delivery mode and librdkafka pass-through
+//! properties of `urltree run`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use rdkafka::ClientConfig;
+
+/// How output records, state and consumer offsets are committed relative to each other.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DeliveryMode {
+    /// Outputs are acknowledged, then state commits, then the offset: a crash may repeat outputs,
+    /// never loses a page and never applies one twice to the tree.
+    #[default]
+    AtLeastOnce,
+    /// One Kafka transaction per batch (DESIGN §4). Named so configurations can say it; not
+    /// implemented yet, so validation rejects it.
+    ExactlyOnce,
+}
+
+impl fmt::Display for DeliveryMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DeliveryMode::AtLeastOnce => "at-least-once",
+            DeliveryMode::ExactlyOnce => "exactly-once",
+        })
+    }
+}
+
+/// `[kafka.topics]`: the topics the worker reads and writes.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Topics {
+    /// Raw-html input, keyed by registrable domain.
+    pub input: String,
+    /// Clean-text output, keyed by domain.
+    pub output: String,
+    /// Dead letters.
+    pub dead_letter: String,
+    /// Changelog of the tree's documents (reserved for partition restore; not written yet).
+    pub changelog: String,
+}
+
+impl Default for Topics {
+    fn default() -> Self {
+        Topics {
+            input: "raw-html".into(),
+            output: "clean-text".into(),
+            dead_letter: "urltree-dead-letters".into(),
+            changelog: "urltree-changelog".into(),
+        }
+    }
+}
+
+/// `[kafka]`: the worker's Kafka side.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct KafkaConfig {
+    /// Bootstrap brokers, comma-separated `host:port`.
+    pub brokers: String,
+    /// Consumer group.
+    pub group_id: String,
+    /// Static membership id (`group.instance.id`). Unset: the `POD_NAME` or `HOSTNAME`
+    /// environment variable; empty string: dynamic membership.
+    pub group_instance_id: Option<String>,
+    /// Delivery guarantee.
+    pub delivery: DeliveryMode,
+    /// Most input records fetched but not yet committed, over all partitions (backpressure).
+    pub max_in_flight: usize,
+    /// A partition's partial batch is handed to processing after this many milliseconds.
+    pub batch_linger_ms: u64,
+    /// Seconds allowed for a graceful shutdown (finish batches, flush, commit) after SIGTERM.
+    pub shutdown_timeout_secs: u64,
+    /// Address of the HTTP server (`/metrics`, `/healthz`, `/readyz`).
+    pub http_listen: String,
+    /// Topic names.
+    pub topics: Topics,
+    /// librdkafka properties applied verbatim to the consumer and producer (SASL, TLS, tuning),
+    /// after urltree's own settings. Values may be strings, integers, floats or booleans.
+    pub properties: BTreeMap<String, toml::Value>,
+    /// librdkafka properties for the consumer only, applied after `properties`.
+    pub consumer_properties: BTreeMap<String, toml::Value>,
+    /// librdkafka properties for the producer only, applied after `properties`.
+    pub producer_properties: BTreeMap<String, toml::Value>,
+}
+
+impl Default for KafkaConfig {
+    fn default() -> Self {
+        KafkaConfig {
+            brokers: "localhost:9092".into(),
+            group_id: "urltree".into(),
+            group_instance_id: None,
+            delivery: DeliveryMode::AtLeastOnce,
+            max_in_flight: 4096,
+            batch_linger_ms: 100,
+            shutdown_timeout_secs: 30,
+            http_listen: "0.0.0.0:9095".into(),
+            topics: Topics::default(),
+            properties: BTreeMap::new(),
+            consumer_properties: BTreeMap::new(),
+            producer_properties: BTreeMap::new(),
+        }
+    }
+}
+
+/// Properties urltree sets itself because its guarantees depend on them.
+pub const MANAGED_PROPERTIES: [&str; 7] = [
+    "bootstrap.servers",
+    "group.id",
+    "group.instance.id",
+    "enable.auto.commit",
+    "enable.auto.offset.store",
+    "partition.assignment.strategy",
+    "transactional.id",
+];
+
+impl KafkaConfig {
+    /// Checks what the types cannot: names present, limits in range, the delivery mode available,
+    /// properties scalar and not ones urltree manages. Returns `(field, reason)` on failure.
+    pub fn validate(&self, batch_size: usize) -> Result<(), (&'static str, String)> {
+        if self.delivery == DeliveryMode::ExactlyOnce {
+            return Err((
+                "kafka.delivery",
+                "exactly-once is not yet supported (transactions are planned); use at-least-once"
+                    .into(),
+            ));
+        }
+        if self.brokers.trim().is_empty() {
+            return Err(("kafka.brokers", "must not be empty".into()));
+        }
+        if self.group_id.trim().is_empty() {
+            return Err(("kafka.group_id", "must not be empty".into()));
+        }
+        let topics = [
+            ("kafka.topics.input", &self.topics.input),
+            ("kafka.topics.output", &self.topics.output),
+            ("kafka.topics.dead_letter", &self.topics.dead_letter),
+            ("kafka.topics.changelog", &self.topics.changelog),
+        ];
+        for (field, name) in topics {
+            if name.trim().is_empty() {
+                return Err((field, "must not be empty".into()));
+            }
+        }
+        if self.topics.output == self.topics.input || self.topics.dead_letter == self.topics.input {
+            return Err((
+                "kafka.topics",
+                "output and dead_letter must differ from input".into(),
+            ));
+        }
+        if self.max_in_flight < batch_size {
+            return Err((
+                "kafka.max_in_flight",
+                format!("must be at least input.batch_size ({batch_size})"),
+            ));
+        }
+        if self.shutdown_timeout_secs == 0 {
+            return Err(("kafka.shutdown_timeout_secs", "must be positive".into()));
+        }
+        if self.http_listen.parse::<std::net::SocketAddr>().is_err() {
+            return Err((
+                "kafka.http_listen",
+                format!("{:?} is not an IP:port address", self.http_listen),
+            ));
+        }
+        let maps = [
+            ("kafka.properties", &self.properties),
+            ("kafka.consumer_properties", &self.consumer_properties),
+            ("kafka.producer_properties", &self.producer_properties),
+        ];
+        for (field, map) in maps {
+            for (key, value) in map {
+                if MANAGED_PROPERTIES.contains(&key.as_str()) {
+                    return Err((
+                        field,
+                        format!("{key} is set by urltree (use the [kafka] fields)"),
+                    ));
+                }
+                if property_string(value).is_none() {
+                    return Err((field, format!("{key} must be a string, number or boolean")));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The static membership id: the configured one, else `POD_NAME`, else `HOSTNAME`; `None` for
+    /// dynamic membership.
+    pub fn instance_id(&self) -> Option<String> {
+        let from_env = || {
+            ["POD_NAME", "HOSTNAME"]
+                .iter()
+                .filter_map(|v| std::env::var(v).ok())
+                .find(|v| !v.trim().is_empty())
+        };
+        match &self.group_instance_id {
+            Some(id) if id.trim().is_empty() => None,
+            Some(id) => Some(id.clone()),
+            None => from_env(),
+        }
+    }
+
+    /// The consumer's librdkafka configuration: manual commits, cooperative-sticky assignment,
+    /// static membership, then the pass-through properties.
+    pub fn consumer_config(&self) -> ClientConfig {
+        let mut c = ClientConfig::new();
+        c.set("bootstrap.servers", &self.brokers)
+            .set("group.id", &self.group_id)
+            .set("enable.auto.commit", "false")
+            .set("enable.auto.offset.store", "false")
+            .set("auto.offset.reset", "earliest")
+            .set("partition.assignment.strategy", "cooperative-sticky")
+            .set("enable.partition.eof", "false")
+            .set("statistics.interval.ms", "5000");
+        if let Some(id) = self.instance_id() {
+            c.set("group.instance.id", id);
+        }
+        apply(&mut c, &self.properties);
+        apply(&mut c, &self.consumer_properties);
+        c
+    }
+
+    /// The largest message the producer sends (`message.max.bytes`, librdkafka's default 1,000,000
+    /// unless a property map sets it).
+    pub fn max_message_bytes(&self) -> usize {
+        self.producer_config()
+            .get("message.max.bytes")
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(1_000_000)
+    }
+
+    /// The producer's librdkafka configuration: idempotent, `acks=all`, then the pass-through
+    /// properties.
+    pub fn producer_config(&self) -> ClientConfig {
+        let mut c = ClientConfig::new();
+        c.set("bootstrap.servers", &self.brokers)
+            .set("enable.idempotence", "true")
+            .set("acks", "all")
+            .set("linger.ms", "5");
+        apply(&mut c, &self.properties);
+        apply(&mut c, &self.producer_properties);
+        c
+    }
+}
+
+fn apply(c: &mut ClientConfig, properties: &BTreeMap<String, toml::Value>) {
+    for (key, value) in properties {
+        if let Some(value) = property_string(value) {
+            c.set(key, value);
+        }
+    }
+}
+
+fn property_string(value: &toml::Value) -> Option<String> {
+    match value {
+        toml::Value::String(s) => Some(s.clone()),
+        toml::Value::Integer(i) => Some(i.to_string()),
+        toml::Value::Float(f) => Some(f.to_string()),
+        toml::Value::Boolean(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    fn load(text: &str) -> Result<Config, crate::config::ConfigError> {
+        Config::from_toml(text, None, Vec::new())
+    }
+
+    #[test]
+    fn defaults_validate_and_round_trip() {
+        let c = load("").unwrap();
+        assert_eq!(c.kafka, KafkaConfig::default());
+        assert_eq!(c.kafka.delivery, DeliveryMode::AtLeastOnce);
+        assert_eq!(load(&c.to_toml()).unwrap(), c);
+    }
+
+    #[test]
+    fn exactly_once_is_named_but_rejected() {
+        let e = load("[kafka]\ndelivery = \"exactly-once\"").unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("kafka.delivery") && msg.contains("not yet supported"),
+            "{msg}"
+        );
+        assert!(load("[kafka]\ndelivery = \"twice\"").is_err());
+    }
+
+    #[test]
+    fn properties_pass_through_verbatim() {
+        let c = load(
+            "[kafka]\nbrokers = \"b1:9092,b2:9092\"\ngroup_instance_id = \"w-0\"\n\
+             [kafka.properties]\n\"security.protocol\" = \"SASL_SSL\"\n\
+             [kafka.consumer_properties]\n\"session.timeout.ms\" = 6000\n\
+             [kafka.producer_properties]\n\"linger.ms\" = 20\n",
+        )
+        .unwrap();
+        let consumer = c.kafka.consumer_config();
+        assert_eq!(consumer.get("security.protocol"), Some("SASL_SSL"));
+        assert_eq!(consumer.get("session.timeout.ms"), Some("6000"));
+        assert_eq!(consumer.get("group.instance.id"), Some("w-0"));
+        assert_eq!(
+            consumer.get("partition.assignment.strategy"),
+            Some("cooperative-sticky")
+        );
+        assert_eq!(consumer.get("enable.auto.commit"), Some("false"));
+        let producer = c.kafka.producer_config();
+        assert_eq!(producer.get("bootstrap.servers"), Some("b1:9092,b2:9092"));
+        assert_eq!(producer.get("security.protocol"), Some("SASL_SSL"));
+        assert_eq!(producer.get("linger.ms"), Some("20"));
+        assert_eq!(c.kafka.max_message_bytes(), 1_000_000);
+        let c = load("[kafka.producer_properties]\n\"message.max.bytes\" = 50000").unwrap();
+        assert_eq!(c.kafka.max_message_bytes(), 50_000);
+        assert!(producer.get("session.timeout.ms").is_none());
+        assert_eq!(consumer.get("linger.ms"), None);
+        let e = load("[kafka.consumer_properties]\n\"group.id\" = \"x\"").unwrap_err();
+        assert!(e.to_string().contains("kafka.consumer_properties"), "{e}");
+    }
+
+    #[test]
+    fn managed_and_bad_values_are_rejected() {
+        let e = load("[kafka.properties]\n\"enable.auto.commit\" = true").unwrap_err();
+        assert!(e.to_string().contains("enable.auto.commit"), "{e}");
+        let e = load("[kafka.properties]\n\"x\" = [1]").unwrap_err();
+        assert!(e.to_string().contains("kafka.properties"), "{e}");
+        let e = load("[kafka]\nmax_in_flight = 10").unwrap_err();
+        assert!(e.to_string().contains("kafka.max_in_flight"), "{e}");
+        let e = load("[kafka.topics]\noutput = \"raw-html\"").unwrap_err();
+        assert!(e.to_string().contains("kafka.topics"), "{e}");
+        let e = load("[kafka]\nhttp_listen = \"nowhere\"").unwrap_err();
+        assert!(e.to_string().contains("kafka.http_listen"), "{e}");
+    }
+
+    #[test]
+    fn empty_instance_id_means_dynamic_membership() {
+        let c = load("[kafka]\ngroup_instance_id = \"\"").unwrap();
+        assert_eq!(c.kafka.instance_id(), None);
+        assert!(c.kafka.consumer_config().get("group.instance.id").is_none());
+    }
+}

@@ -1,0 +1,470 @@
+//! The stream driver: the consumer group member that fetches input, batches it per partition,
+//! hands batches to the partition workers under a bound on records in flight, reacts to
+//! rebalances, and shuts down gracefully.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::{Duration, Instant};
+
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext, RebalanceProtocol};
+use rdkafka::error::KafkaError;
+use rdkafka::message::Message;
+use rdkafka::statistics::Statistics;
+use rdkafka::topic_partition_list::{Offset, TopicPartitionList};
+use rdkafka::types::RDKafkaRespErr;
+use rdkafka::ClientContext;
+use thiserror::Error;
+use tokio::sync::{watch, Semaphore};
+
+use super::http::{self, Status};
+use super::metrics::{Metrics, MetricsError};
+use super::producer::{log_to_tracing, Producer};
+use super::worker::{Batch, Committer, OpenError, PartitionWorker, Record, Shared};
+use crate::config::Config;
+
+type StreamConsumer = rdkafka::consumer::StreamConsumer<DriverContext>;
+
+/// Batches queued per partition worker beyond the one in progress.
+const QUEUED_BATCHES: usize = 2;
+
+/// The worker could not start or stopped on an error.
+#[derive(Debug, Error)]
+pub enum RunError {
+    /// A Kafka client could not be created or subscribed.
+    #[error("kafka: {0}")]
+    Kafka(#[from] KafkaError),
+    /// The HTTP listener could not be bound.
+    #[error("binding the HTTP server on {addr}: {source}")]
+    Http {
+        /// The configured address.
+        addr: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The metrics could not be registered.
+    #[error("metrics: {0}")]
+    Metrics(#[from] MetricsError),
+    /// An assigned partition could not be opened.
+    #[error(transparent)]
+    Open(#[from] OpenError),
+}
+
+/// Commits offsets through the consumer, once it exists.
+struct ConsumerCommitter {
+    consumer: OnceLock<Weak<StreamConsumer>>,
+}
+
+impl Committer for ConsumerCommitter {
+    fn commit(&self, topic: &str, partition: i32, next_offset: i64) -> Result<(), String> {
+        let consumer = self
+            .consumer
+            .get()
+            .and_then(Weak::upgrade)
+            .ok_or_else(|| "the consumer is closed".to_owned())?;
+        let mut tpl = TopicPartitionList::new();
+        tpl.add_partition_offset(topic, partition, Offset::Offset(next_offset))
+            .map_err(|e| e.to_string())?;
+        consumer
+            .commit(&tpl, CommitMode::Sync)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// The consumer's context: opens and closes partition workers on rebalances, forwards logs and
+/// statistics.
+pub struct DriverContext {
+    shared: Arc<Shared>,
+    workers: Mutex<HashMap<i32, PartitionWorker>>,
+    ready: Arc<AtomicBool>,
+    fatal: Mutex<Option<OpenError>>,
+}
+
+impl DriverContext {
+    fn workers(&self) -> std::sync::MutexGuard<'_, HashMap<i32, PartitionWorker>> {
+        self.workers.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn input(&self) -> &str {
+        &self.shared.config.kafka.topics.input
+    }
+
+    /// Opens a worker for every newly assigned partition and points the fetch position at the
+    /// state's progress when it is ahead of the committed offset.
+    fn assign(&self, consumer: &BaseConsumer<Self>, tpl: &mut TopicPartitionList) {
+        self.ready.store(false, Ordering::Release);
+        let input = self.input().to_owned();
+        let partitions: Vec<i32> = tpl
+            .elements_for_topic(&input)
+            .iter()
+            .map(|e| e.partition())
+            .collect();
+        let mut progress = HashMap::new();
+        for &partition in &partitions {
+            if self.workers().contains_key(&partition) {
+                continue;
+            }
+            match PartitionWorker::start(self.shared.clone(), partition, QUEUED_BATCHES) {
+                Ok(worker) => {
+                    if let Some(p) = worker.progress() {
+                        progress.insert(partition, p);
+                    }
+                    self.workers().insert(partition, worker);
+                }
+                Err(e) => {
+                    tracing::error!("{e}");
+                    let mut fatal = self.fatal.lock().unwrap_or_else(|e| e.into_inner());
+                    fatal.get_or_insert(e);
+                    return;
+                }
+            }
+        }
+        if !progress.is_empty() {
+            let committed = consumer.committed_offsets(tpl.clone(), Duration::from_secs(10));
+            match committed {
+                Ok(committed) => {
+                    for (&partition, &stored) in &progress {
+                        let committed = committed
+                            .find_partition(&input, partition)
+                            .map(|e| e.offset());
+                        let committed = match committed {
+                            Some(Offset::Offset(o)) => Some(o as u64),
+                            _ => None,
+                        };
+                        if committed.is_none_or(|c| stored > c) {
+                            tracing::info!(
+                                partition,
+                                stored,
+                                ?committed,
+                                "resuming at the state's progress"
+                            );
+                            if let Err(e) = tpl.set_partition_offset(
+                                &input,
+                                partition,
+                                Offset::Offset(stored as i64),
+                            ) {
+                                tracing::warn!(partition, "cannot set the start offset: {e}");
+                            }
+                        } else if committed.is_some_and(|c| stored < c) {
+                            tracing::warn!(
+                                partition,
+                                stored,
+                                ?committed,
+                                "local state is behind the committed offset; the records between \
+                                 were applied elsewhere and are missing from this tree"
+                            );
+                        }
+                    }
+                }
+                Err(e) => tracing::warn!(
+                    "cannot read committed offsets ({e}); records already in the state will be \
+                     skipped as they arrive"
+                ),
+            }
+        }
+        let assigned = self.workers().len();
+        self.shared.metrics.assigned_partitions.set(assigned as i64);
+        tracing::info!(?partitions, assigned, "partitions assigned");
+        self.ready.store(true, Ordering::Release);
+    }
+
+    /// Finishes the batch in progress of every revoked partition (its outputs delivered, state
+    /// and offset committed) and closes it; batches not started are left to the next owner.
+    fn revoke(&self, tpl: &TopicPartitionList) {
+        let input = self.input().to_owned();
+        let timeout = Duration::from_secs(self.shared.config.kafka.shutdown_timeout_secs);
+        let mut revoked = Vec::new();
+        for element in tpl.elements_for_topic(&input) {
+            let partition = element.partition();
+            let worker = self.workers().remove(&partition);
+            if let Some(worker) = worker {
+                worker.stop(true, timeout);
+                self.shared.metrics.forget_partition(partition);
+                revoked.push(partition);
+            }
+        }
+        let assigned = self.workers().len();
+        self.shared.metrics.assigned_partitions.set(assigned as i64);
+        tracing::info!(?revoked, assigned, "partitions revoked");
+    }
+
+    fn take_fatal(&self) -> Option<OpenError> {
+        self.fatal.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+}
+
+impl ClientContext for DriverContext {
+    fn log(&self, level: rdkafka::config::RDKafkaLogLevel, fac: &str, message: &str) {
+        log_to_tracing(level, fac, message);
+    }
+
+    fn error(&self, error: KafkaError, reason: &str) {
+        tracing::error!(target: "librdkafka", "{error}: {reason}");
+    }
+
+    fn stats(&self, statistics: Statistics) {
+        let Some(topic) = statistics.topics.get(self.input()) else {
+            return;
+        };
+        let assigned: Vec<i32> = self.workers().keys().copied().collect();
+        for (partition, stats) in &topic.partitions {
+            if *partition >= 0 && stats.consumer_lag >= 0 && assigned.contains(partition) {
+                self.shared
+                    .metrics
+                    .consumer_lag
+                    .with_label_values(&[&partition.to_string()])
+                    .set(stats.consumer_lag);
+            }
+        }
+    }
+}
+
+impl ConsumerContext for DriverContext {
+    fn rebalance(
+        &self,
+        consumer: &BaseConsumer<Self>,
+        err: RDKafkaRespErr,
+        tpl: &mut TopicPartitionList,
+    ) {
+        let cooperative = matches!(
+            consumer.rebalance_protocol(),
+            RebalanceProtocol::Cooperative
+        );
+        let result = match err {
+            RDKafkaRespErr::RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS => {
+                self.assign(consumer, tpl);
+                if cooperative {
+                    consumer.incremental_assign(tpl)
+                } else {
+                    consumer.assign(tpl)
+                }
+            }
+            RDKafkaRespErr::RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS => {
+                self.revoke(tpl);
+                if cooperative {
+                    consumer.incremental_unassign(tpl)
+                } else {
+                    consumer.unassign()
+                }
+            }
+            other => {
+                tracing::error!("rebalance error: {other:?}");
+                Ok(())
+            }
+        };
+        if let Err(e) = result {
+            tracing::error!("applying the rebalance: {e}");
+        }
+    }
+}
+
+/// The `urltree run` worker: a consumer group member that turns raw-html input into clean-text
+/// output and dead letters (at-least-once; see the module [`super::worker`] for the order of
+/// effects).
+pub struct Worker {
+    consumer: Arc<StreamConsumer>,
+    context: Arc<DriverContext>,
+    shared: Arc<Shared>,
+    http_addr: SocketAddr,
+    listener: tokio::net::TcpListener,
+}
+
+impl Worker {
+    /// Binds the HTTP server, creates the producer and the consumer and subscribes to the input
+    /// topic. Must run inside a multi-threaded tokio runtime.
+    pub async fn new(config: Config) -> Result<Worker, RunError> {
+        let kafka = &config.kafka;
+        let (http_addr, listener) =
+            http::bind(&kafka.http_listen)
+                .await
+                .map_err(|source| RunError::Http {
+                    addr: kafka.http_listen.clone(),
+                    source,
+                })?;
+        let producer = Producer::new(kafka, tokio::runtime::Handle::current())?;
+        let committer = Arc::new(ConsumerCommitter {
+            consumer: OnceLock::new(),
+        });
+        let shared = Arc::new(Shared {
+            producer,
+            metrics: Metrics::new()?,
+            committer: committer.clone(),
+            config,
+        });
+        let context = DriverContext {
+            shared: shared.clone(),
+            workers: Mutex::new(HashMap::new()),
+            ready: Arc::new(AtomicBool::new(false)),
+            fatal: Mutex::new(None),
+        };
+        let consumer: StreamConsumer = shared
+            .config
+            .kafka
+            .consumer_config()
+            .create_with_context(context)?;
+        let consumer = Arc::new(consumer);
+        let _ = committer.consumer.set(Arc::downgrade(&consumer));
+        consumer.subscribe(&[&shared.config.kafka.topics.input])?;
+        let context = consumer.context().clone();
+        Ok(Worker {
+            consumer,
+            context,
+            shared,
+            http_addr,
+            listener,
+        })
+    }
+
+    /// The address the HTTP server listens on.
+    pub fn http_addr(&self) -> SocketAddr {
+        self.http_addr
+    }
+
+    /// The worker's metrics.
+    pub fn metrics(&self) -> &Metrics {
+        &self.shared.metrics
+    }
+
+    /// Runs until `shutdown` completes (or a partition cannot be opened), then shuts down
+    /// gracefully within `kafka.shutdown_timeout_secs`: stops fetching, finishes the queued
+    /// batches (delivered, state and offsets committed), flushes the producer and closes the
+    /// consumer.
+    pub async fn run(self, shutdown: impl Future<Output = ()>) -> Result<(), RunError> {
+        let Worker {
+            consumer,
+            context,
+            shared,
+            listener,
+            ..
+        } = self;
+        let (stop_http, stop_http_rx) = watch::channel(false);
+        let status = Status {
+            metrics: shared.metrics.clone(),
+            ready: context.ready.clone(),
+        };
+        let server = tokio::spawn(http::serve(listener, status, stop_http_rx));
+
+        let result = drive(&consumer, &context, &shared, shutdown).await;
+
+        let timeout = Duration::from_secs(shared.config.kafka.shutdown_timeout_secs);
+        let deadline = Instant::now() + timeout;
+        context.ready.store(false, Ordering::Release);
+        let workers: Vec<PartitionWorker> = context.workers().drain().map(|(_, w)| w).collect();
+        let closing = tokio::task::spawn_blocking(move || {
+            let mut clean = true;
+            for worker in workers {
+                let left = deadline.saturating_duration_since(Instant::now());
+                clean &= worker.stop(false, left);
+            }
+            clean
+        });
+        let clean = closing.await.unwrap_or(false);
+        let left = deadline.saturating_duration_since(Instant::now());
+        let flush_shared = shared.clone();
+        let flushed = tokio::task::spawn_blocking(move || flush_shared.producer.flush(left)).await;
+        if !matches!(flushed, Ok(Ok(()))) {
+            tracing::warn!("the producer did not flush within the shutdown deadline");
+        }
+        if !clean {
+            tracing::warn!(
+                "shutdown deadline of {timeout:?} passed; unfinished batches stay uncommitted \
+                 and will be read again"
+            );
+        }
+        let _ = tokio::task::spawn_blocking(move || drop(consumer)).await;
+        let _ = stop_http.send(true);
+        let _ = server.await;
+        tracing::info!("worker stopped");
+        result
+    }
+}
+
+/// The fetch loop: per-partition batches of up to `input.batch_size` records, handed over when
+/// full or `kafka.batch_linger_ms` old, each holding one in-flight permit per record.
+async fn drive(
+    consumer: &StreamConsumer,
+    context: &DriverContext,
+    shared: &Shared,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), RunError> {
+    let config = &shared.config;
+    let batch_size = config.input.batch_size;
+    let linger = Duration::from_millis(config.kafka.batch_linger_ms.max(1));
+    let limit = Arc::new(Semaphore::new(config.kafka.max_in_flight));
+    let mut pending: HashMap<i32, (Instant, Vec<Record>)> = HashMap::new();
+    tokio::pin!(shutdown);
+    tracing::info!(
+        input = %config.kafka.topics.input,
+        group = %config.kafka.group_id,
+        "worker started"
+    );
+    loop {
+        if let Some(fatal) = context.take_fatal() {
+            return Err(fatal.into());
+        }
+        let received = tokio::select! {
+            _ = &mut shutdown => break,
+            received = tokio::time::timeout(linger, consumer.recv()) => received,
+        };
+        let mut full = None;
+        match received {
+            Err(_) => {}
+            Ok(Err(e)) => tracing::warn!("consumer: {e}"),
+            Ok(Ok(message)) => {
+                if message.topic() == config.kafka.topics.input {
+                    let record = Record {
+                        payload: message.payload().map(<[u8]>::to_vec),
+                        key: message.key().map(<[u8]>::to_vec),
+                        offset: message.offset(),
+                        timestamp_ms: message.timestamp().to_millis(),
+                    };
+                    let partition = message.partition();
+                    let entry = pending
+                        .entry(partition)
+                        .or_insert_with(|| (Instant::now(), Vec::with_capacity(batch_size)));
+                    entry.1.push(record);
+                    if entry.1.len() >= batch_size {
+                        full = Some(partition);
+                    }
+                }
+            }
+        }
+        let due: Vec<i32> = pending
+            .iter()
+            .filter(|(p, (since, _))| Some(**p) == full || since.elapsed() >= linger)
+            .map(|(p, _)| *p)
+            .collect();
+        for partition in due {
+            if let Some((_, records)) = pending.remove(&partition) {
+                dispatch(context, shared, &limit, partition, records).await;
+            }
+        }
+    }
+    // Records fetched but not handed over are not committed: they are read again next time.
+    tracing::info!("shutting down: fetching stopped");
+    Ok(())
+}
+
+/// Hands a batch to its partition's worker, waiting for in-flight room first (backpressure).
+/// Records of a partition no longer assigned are dropped: the new owner reads them.
+async fn dispatch(
+    context: &DriverContext,
+    shared: &Shared,
+    limit: &Arc<Semaphore>,
+    partition: i32,
+    records: Vec<Record>,
+) {
+    let Some(sender) = context.workers().get(&partition).map(|w| w.sender()) else {
+        return;
+    };
+    let count = records.len();
+    let Ok(permit) = limit.clone().acquire_many_owned(count as u32).await else {
+        return;
+    };
+    shared.metrics.in_flight.add(count as i64);
+    if let Err(unsent) = sender.send(Batch { records, permit }).await {
+        shared.metrics.in_flight.sub(unsent.0.records.len() as i64);
+    }
+}

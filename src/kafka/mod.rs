@@ -1,0 +1,26 @@
+//! `urltree run`: the Kafka worker (DESIGN §1, §4, §6).
+//!
+//! - [`config`]: the `[kafka]` section (brokers, group, topics, delivery mode, pass-through
+//!   librdkafka properties);
+//! - [`consumer`]: the stream driver ([`Worker`]): consumer group membership with cooperative-sticky
+//!   assignment and static membership, per-partition batching, bounded in-flight work,
+//!   rebalances and graceful shutdown;
+//! - [`worker`]: per-partition processing, one [`crate::engine::Engine`] and RocksDB state per
+//!   assigned partition, and the order of effects that makes delivery at-least-once without ever
+//!   applying a page twice to the tree;
+//! - [`producer`]: output and dead-letter delivery with broker acknowledgement;
+//! - [`http`]: `/metrics`, `/healthz`, `/readyz`; [`metrics`]: the Prometheus metrics.
+//!
+//! Not yet here (DESIGN §3–4): exactly-once transactions and the changelog topic with state
+//! restore on assignment.
+
+pub mod config;
+pub mod consumer;
+pub mod http;
+pub mod metrics;
+pub mod producer;
+pub mod worker;
+
+pub use config::{DeliveryMode, KafkaConfig, Topics};
+pub use consumer::{RunError, Worker};
+pub use metrics::Metrics;

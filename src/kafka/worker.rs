@@ -1,0 +1,530 @@
+//! Per-partition processing: one [`Engine`] per assigned input partition, on its own thread, with
+//! its state in `<state.path>/p<partition>`.
+//!
+//! Order of effects for every batch (at-least-once): process it against a pending state
+//! transaction → produce its clean-text records and dead letters and wait for the broker's
+//! acknowledgements → commit the state together with the partition's progress (next offset) in one
+//! RocksDB batch → commit the consumer offset. A crash before the state commit repeats the batch
+//! (outputs may repeat, the tree does not count twice because nothing was written); a crash after
+//! it skips the batch on restart (its outputs were acknowledged). Records below the stored
+//! progress are therefore never applied again.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc as std_mpsc, Arc};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use thiserror::Error;
+use tokio::sync::{mpsc, OwnedSemaphorePermit};
+
+use super::metrics::Metrics;
+use super::producer::{OutRecord, Producer};
+use crate::config::Config;
+use crate::engine::{Engine, EngineError, Input, Outcome};
+use crate::record::{DeadLetter, ErrorKind, Source};
+
+/// Bytes reserved for a message's framing, headers and key beyond its value when checking it
+/// against the producer's `message.max.bytes`.
+const MESSAGE_OVERHEAD: usize = 1024;
+
+/// One consumed input message.
+#[derive(Clone, Debug)]
+pub struct Record {
+    /// The message value (`None` for a tombstone).
+    pub payload: Option<Vec<u8>>,
+    /// The message key.
+    pub key: Option<Vec<u8>>,
+    /// Its offset.
+    pub offset: i64,
+    /// The message timestamp in ms, when it has one.
+    pub timestamp_ms: Option<i64>,
+}
+
+/// Consecutive records of one partition, handed to its worker together with the in-flight
+/// permits they hold (released once the batch's offset is committed).
+pub struct Batch {
+    /// The records, in offset order.
+    pub records: Vec<Record>,
+    /// Permits of the worker-wide in-flight limit, one per record.
+    pub permit: OwnedSemaphorePermit,
+}
+
+/// Commits a partition's consumer offset.
+pub trait Committer: Send + Sync {
+    /// Commits `next_offset` (the offset of the next record to read) for the partition,
+    /// synchronously.
+    fn commit(&self, topic: &str, partition: i32, next_offset: i64) -> Result<(), String>;
+}
+
+/// What every partition worker shares.
+pub struct Shared {
+    /// The whole configuration (state options are per partition, derived from `state.path`).
+    pub config: Config,
+    /// The output producer.
+    pub producer: Producer,
+    /// Metrics.
+    pub metrics: Metrics,
+    /// Offset commits.
+    pub committer: Arc<dyn Committer>,
+}
+
+/// A partition could not be opened.
+#[derive(Debug, Error)]
+pub enum OpenError {
+    /// Its state could not be opened.
+    #[error("opening the state of partition {partition} at {path}: {source}")]
+    Engine {
+        /// The partition.
+        partition: i32,
+        /// The state directory.
+        path: PathBuf,
+        /// Why.
+        source: EngineError,
+    },
+    /// Its thread could not be started or died while opening.
+    #[error("partition {partition} worker thread: {detail}")]
+    Thread {
+        /// The partition.
+        partition: i32,
+        /// What happened.
+        detail: String,
+    },
+}
+
+/// A running partition worker.
+pub struct PartitionWorker {
+    partition: i32,
+    sender: mpsc::Sender<Batch>,
+    stop: Arc<AtomicBool>,
+    done: std_mpsc::Receiver<()>,
+    thread: JoinHandle<()>,
+    progress: Option<u64>,
+}
+
+/// The state directory of a partition.
+pub fn partition_state_path(config: &Config, partition: i32) -> PathBuf {
+    config.state.path.join(format!("p{partition}"))
+}
+
+impl PartitionWorker {
+    /// Opens the partition's state on a new thread and starts processing batches sent to it.
+    /// Returns once the state is open.
+    pub fn start(
+        shared: Arc<Shared>,
+        partition: i32,
+        queue: usize,
+    ) -> Result<PartitionWorker, OpenError> {
+        let (sender, receiver) = mpsc::channel(queue.max(1));
+        let (opened_tx, opened_rx) = std_mpsc::channel();
+        let (done_tx, done) = std_mpsc::channel();
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread_stop = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name(format!("urltree-p{partition}"))
+            .spawn(move || {
+                let mut config = shared.config.clone();
+                config.state.path = partition_state_path(&shared.config, partition);
+                let topic = shared.config.kafka.topics.input.clone();
+                let progress_name = progress_source(&topic, partition);
+                let opened = Engine::open(&config)
+                    .map_err(|source| OpenError::Engine {
+                        partition,
+                        path: config.state.path.clone(),
+                        source,
+                    })
+                    .and_then(|engine| {
+                        let progress = engine.store().progress(&progress_name).map_err(|e| {
+                            OpenError::Engine {
+                                partition,
+                                path: config.state.path.clone(),
+                                source: EngineError::State(e),
+                            }
+                        })?;
+                        Ok((engine, progress))
+                    });
+                let (engine, progress) = match opened {
+                    Ok((engine, progress)) => {
+                        let _ = opened_tx.send(Ok(progress));
+                        (engine, progress)
+                    }
+                    Err(e) => {
+                        let _ = opened_tx.send(Err(e));
+                        return;
+                    }
+                };
+                let mut run = PartitionRun {
+                    shared,
+                    engine,
+                    topic,
+                    partition,
+                    progress_name,
+                    applied: progress.unwrap_or(0),
+                    stop: thread_stop,
+                };
+                run.run(receiver);
+                let _ = done_tx.send(());
+            })
+            .map_err(|e| OpenError::Thread {
+                partition,
+                detail: e.to_string(),
+            })?;
+        match opened_rx.recv() {
+            Ok(Ok(progress)) => Ok(PartitionWorker {
+                partition,
+                sender,
+                stop,
+                done,
+                thread,
+                progress,
+            }),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(OpenError::Thread {
+                partition,
+                detail: "exited while opening".into(),
+            }),
+        }
+    }
+
+    /// The next offset to apply, as stored with the state (`None` for fresh state).
+    pub fn progress(&self) -> Option<u64> {
+        self.progress
+    }
+
+    /// A handle to send batches to the worker.
+    pub fn sender(&self) -> mpsc::Sender<Batch> {
+        self.sender.clone()
+    }
+
+    /// Stops the worker: with `abandon_queued`, batches not yet started are dropped (their
+    /// offsets stay uncommitted); otherwise every queued batch is finished. The batch in progress
+    /// always finishes (delivered, state and offset committed). Waits at most `timeout`; returns
+    /// whether the worker finished in time.
+    pub fn stop(self, abandon_queued: bool, timeout: Duration) -> bool {
+        if abandon_queued {
+            self.stop.store(true, Ordering::Release);
+        }
+        drop(self.sender);
+        match self.done.recv_timeout(timeout) {
+            Ok(()) | Err(std_mpsc::RecvTimeoutError::Disconnected) => {
+                let _ = self.thread.join();
+                true
+            }
+            Err(std_mpsc::RecvTimeoutError::Timeout) => {
+                // The thread may still be delivering; stop at its next retry.
+                self.stop.store(true, Ordering::Release);
+                tracing::warn!(
+                    partition = self.partition,
+                    "partition worker did not finish within {timeout:?}"
+                );
+                false
+            }
+        }
+    }
+}
+
+/// The progress key of a partition in its state.
+pub fn progress_source(topic: &str, partition: i32) -> String {
+    format!("{topic}/{partition}")
+}
+
+struct PartitionRun {
+    shared: Arc<Shared>,
+    engine: Engine,
+    topic: String,
+    partition: i32,
+    progress_name: String,
+    /// The next offset not yet applied to the state.
+    applied: u64,
+    stop: Arc<AtomicBool>,
+}
+
+impl PartitionRun {
+    fn run(&mut self, mut receiver: mpsc::Receiver<Batch>) {
+        let in_flight = self.shared.metrics.in_flight.clone();
+        while let Some(batch) = receiver.blocking_recv() {
+            let count = batch.records.len() as i64;
+            let go_on = !self.stop.load(Ordering::Acquire) && self.handle(batch);
+            in_flight.sub(count);
+            if !go_on {
+                break;
+            }
+        }
+        // Batches never started stay uncommitted: whoever owns the partition next reads them.
+        receiver.close();
+        while let Ok(batch) = receiver.try_recv() {
+            in_flight.sub(batch.records.len() as i64);
+        }
+        if let Ok(size) = self.engine.store().size_bytes() {
+            tracing::debug!(partition = self.partition, size, "partition closed");
+        }
+    }
+
+    /// Processes, delivers and commits one batch; false when stopped before it was committed.
+    fn handle(&mut self, batch: Batch) -> bool {
+        let started = Instant::now();
+        let shared = self.shared.clone();
+        let metrics = &shared.metrics;
+        let count = batch.records.len();
+        let Some(last) = batch.records.last().map(|r| r.offset) else {
+            return true;
+        };
+        let next = (last + 1) as u64;
+        let fresh: Vec<&Record> = batch
+            .records
+            .iter()
+            .filter(|r| r.offset as u64 >= self.applied)
+            .collect();
+        let skipped = count - fresh.len();
+        if skipped > 0 {
+            tracing::info!(
+                partition = self.partition,
+                skipped,
+                "skipping records already applied to the state"
+            );
+            metrics
+                .pages
+                .with_label_values(&["skipped"])
+                .inc_by(skipped as u64);
+        }
+        if !fresh.is_empty() && !self.apply(&fresh, next, started) {
+            return false;
+        }
+        self.applied = self.applied.max(next);
+        let committed = self
+            .shared
+            .committer
+            .commit(&self.topic, self.partition, next as i64);
+        match committed {
+            Ok(()) => metrics.commits.with_label_values(&["ok"]).inc(),
+            Err(e) => {
+                // A later batch's commit covers this one; a restart repeats nothing thanks to the
+                // stored progress.
+                metrics.commits.with_label_values(&["error"]).inc();
+                tracing::warn!(partition = self.partition, "offset commit failed: {e}");
+            }
+        }
+        drop(batch.permit);
+        metrics
+            .batch_seconds
+            .with_label_values(&["total"])
+            .observe(started.elapsed().as_secs_f64());
+        if let Ok(size) = self.engine.store().size_bytes() {
+            metrics
+                .state_bytes
+                .with_label_values(&[&self.partition.to_string()])
+                .set(size as i64);
+        }
+        true
+    }
+
+    /// Applies records to the state, delivering their outputs before the state commits; retries
+    /// until it succeeds or the worker is stopped.
+    fn apply(&mut self, fresh: &[&Record], next: u64, started: Instant) -> bool {
+        let shared = self.shared.clone();
+        let topics = &shared.config.kafka.topics;
+        let metrics = &shared.metrics;
+        let sources: Vec<Source> = fresh
+            .iter()
+            .map(|r| Source {
+                topic: self.topic.clone(),
+                partition: self.partition,
+                offset: r.offset,
+            })
+            .collect();
+        let inputs: Vec<Input<'_>> = fresh
+            .iter()
+            .zip(&sources)
+            .map(|(r, source)| Input {
+                bytes: r.payload.as_deref().unwrap_or_default(),
+                source,
+                timestamp_ms: r.timestamp_ms,
+            })
+            .collect();
+        let max_message = shared.config.kafka.max_message_bytes();
+        let fits = max_message.saturating_sub(MESSAGE_OVERHEAD);
+        let mut backoff = Duration::from_millis(100);
+        loop {
+            let before = self.engine.stats();
+            let mut delivered = 0;
+            let mut oversized = 0;
+            let mut process_done = None;
+            let result = self.engine.process_batch_then(
+                &inputs,
+                Some((self.progress_name.as_str(), next)),
+                |outcomes| {
+                    process_done = Some(Instant::now());
+                    let mut records = Vec::with_capacity(outcomes.len());
+                    for (outcome, input) in outcomes.iter().zip(fresh) {
+                        let key = input.key.as_deref();
+                        let (topic, key, payload) = match outcome {
+                            Outcome::Clean(clean) => {
+                                let payload = serde_json::to_vec(clean).map_err(|e| e.to_string())?;
+                                if payload.len() <= fits {
+                                    (topics.output.as_str(), Some(clean.domain.as_bytes()), payload)
+                                } else {
+                                    // Never stall the partition on a record the broker refuses.
+                                    oversized += 1;
+                                    let dead = DeadLetter::new(
+                                        ErrorKind::TooLarge,
+                                        format!(
+                                            "the clean-text record is {} bytes, over the producer's \
+                                             message.max.bytes of {max_message}",
+                                            payload.len()
+                                        ),
+                                        clean.source.clone(),
+                                        input.payload.as_deref().unwrap_or_default(),
+                                        shared.config.output.dead_letter_payload_bytes,
+                                    );
+                                    let payload = dead_letter_bytes(
+                                        &dead,
+                                        input.payload.as_deref().unwrap_or_default(),
+                                        fits,
+                                    )?;
+                                    (topics.dead_letter.as_str(), key, payload)
+                                }
+                            }
+                            Outcome::Rejected(dead) => (
+                                topics.dead_letter.as_str(),
+                                key,
+                                dead_letter_bytes(
+                                    dead,
+                                    input.payload.as_deref().unwrap_or_default(),
+                                    fits,
+                                )?,
+                            ),
+                            Outcome::Duplicate { .. } => continue,
+                        };
+                        records.push(OutRecord {
+                            topic,
+                            key,
+                            payload,
+                        });
+                    }
+                    delivered = shared
+                        .producer
+                        .deliver_blocking(&records)
+                        .map_err(|e| e.to_string())?;
+                    Ok::<(), String>(())
+                },
+            );
+            match result {
+                Ok(outcomes) => {
+                    let processed = process_done.unwrap_or_else(Instant::now);
+                    metrics
+                        .batch_seconds
+                        .with_label_values(&["process"])
+                        .observe(processed.duration_since(started).as_secs_f64());
+                    metrics
+                        .batch_seconds
+                        .with_label_values(&["deliver"])
+                        .observe(processed.elapsed().as_secs_f64());
+                    self.count(&outcomes, before, fresh, delivered);
+                    metrics
+                        .dead_letters
+                        .with_label_values(&[ErrorKind::TooLarge.as_str()])
+                        .inc_by(oversized);
+                    return true;
+                }
+                Err(e) => {
+                    metrics.batch_retries.inc();
+                    tracing::error!(
+                        partition = self.partition,
+                        "batch at offset {} not committed, retrying in {backoff:?}: {e}",
+                        fresh.first().map(|r| r.offset).unwrap_or_default()
+                    );
+                    if self.stop.load(Ordering::Acquire) {
+                        return false;
+                    }
+                    std::thread::sleep(backoff);
+                    if self.stop.load(Ordering::Acquire) {
+                        return false;
+                    }
+                    backoff = (backoff * 2).min(Duration::from_secs(10));
+                }
+            }
+        }
+    }
+
+    fn count(
+        &self,
+        outcomes: &[Outcome],
+        before: crate::engine::Stats,
+        fresh: &[&Record],
+        delivered: u64,
+    ) {
+        let metrics = &self.shared.metrics;
+        let after = self.engine.stats();
+        let pages = |outcome: &str, n: u64| metrics.pages.with_label_values(&[outcome]).inc_by(n);
+        pages("clean", after.pages - before.pages);
+        pages("duplicate", after.duplicates - before.duplicates);
+        pages("rejected", after.rejected - before.rejected);
+        metrics
+            .blocks
+            .with_label_values(&["content"])
+            .inc_by(after.content_blocks - before.content_blocks);
+        metrics
+            .blocks
+            .with_label_values(&["boilerplate"])
+            .inc_by(after.boilerplate_blocks - before.boilerplate_blocks);
+        for outcome in outcomes {
+            if let Outcome::Rejected(dead) = outcome {
+                metrics
+                    .dead_letters
+                    .with_label_values(&[dead.error.kind.as_str()])
+                    .inc();
+            }
+        }
+        let input_bytes: usize = fresh
+            .iter()
+            .map(|r| r.payload.as_ref().map_or(0, Vec::len))
+            .sum();
+        metrics.input_bytes.inc_by(input_bytes as u64);
+        metrics.output_bytes.inc_by(delivered);
+    }
+}
+
+/// Serializes a dead letter, cutting its copy of the original record further when the message
+/// would exceed `max` bytes, so the broker never refuses it and the partition never stalls.
+fn dead_letter_bytes(dead: &DeadLetter, original: &[u8], max: usize) -> Result<Vec<u8>, String> {
+    let mut bytes = serde_json::to_vec(dead).map_err(|e| e.to_string())?;
+    let mut limit = dead.payload.len();
+    while bytes.len() > max && limit > 0 {
+        limit = (limit as f64 * max as f64 / bytes.len() as f64 * 0.9) as usize;
+        let cut = DeadLetter::new(
+            dead.error.kind,
+            dead.error.message.clone(),
+            dead.source.clone(),
+            original,
+            limit,
+        );
+        bytes = serde_json::to_vec(&cut).map_err(|e| e.to_string())?;
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dead_letters_are_cut_to_the_message_limit() {
+        let original = "é\u{1}x".repeat(20_000).into_bytes();
+        let source = Source {
+            topic: "t".into(),
+            partition: 1,
+            offset: 2,
+        };
+        let dead = DeadLetter::new(ErrorKind::InvalidJson, "bad", source, &original, 1 << 20);
+        let whole = dead_letter_bytes(&dead, &original, usize::MAX).unwrap();
+        assert!(whole.len() > original.len());
+        for max in [50_000, 5_000, 1_000] {
+            let bytes = dead_letter_bytes(&dead, &original, max).unwrap();
+            assert!(bytes.len() <= max, "{} > {max}", bytes.len());
+            let back: DeadLetter = serde_json::from_slice(&bytes).unwrap();
+            assert!(back.payload_truncated);
+            assert_eq!(back.payload_bytes, original.len());
+            assert!(original.starts_with(back.payload.as_bytes()));
+        }
+    }
+}
