@@ -75,29 +75,13 @@ pub fn run(path: &Path, base: &Config) -> Result<BenchReport, CorpusError> {
     config.state.path = state_dir.path().to_owned();
     config.input.domain_check = DomainCheck::TrustRecord;
     let mut engine = Engine::open(&config)?;
-    let sources: Vec<Source> = pages
-        .iter()
-        .map(|p| Source {
-            topic: "bench".into(),
-            partition: 0,
-            offset: p.line as i64,
-        })
-        .collect();
     let mut sink = std::io::sink();
     let start = Instant::now();
     let cpu_start = process_cpu_seconds();
-    for (chunk, chunk_sources) in pages
-        .chunks(config.input.batch_size)
-        .zip(sources.chunks(config.input.batch_size))
-    {
+    for chunk in pages.chunks(config.input.batch_size) {
         let inputs: Vec<Input<'_>> = chunk
             .iter()
-            .zip(chunk_sources)
-            .map(|(p, source)| Input {
-                bytes: &p.record,
-                source,
-                timestamp_ms: None,
-            })
+            .map(|p| Input::new(&p.record, Source::line("bench", p.line)))
             .collect();
         for outcome in engine.process_batch(&inputs, None)? {
             // Serializing the output is part of the pipeline.

@@ -186,22 +186,9 @@ pub fn evaluate(
     let mut batch: Vec<CorpusPage> = Vec::with_capacity(config.input.batch_size);
     let (mut duplicates, mut rejected) = (0, 0);
     let mut run = |batch: &mut Vec<CorpusPage>, engine: &mut Engine| -> Result<(), CorpusError> {
-        let sources: Vec<Source> = batch
-            .iter()
-            .map(|p| Source {
-                topic: topic.clone(),
-                partition: 0,
-                offset: p.line as i64,
-            })
-            .collect();
         let inputs: Vec<Input<'_>> = batch
             .iter()
-            .zip(&sources)
-            .map(|(p, source)| Input {
-                bytes: &p.record,
-                source,
-                timestamp_ms: None,
-            })
+            .map(|p| Input::new(&p.record, Source::line(&topic, p.line)))
             .collect();
         let outcomes = engine.process_batch(&inputs, None)?;
         for (page, outcome) in batch.iter().zip(outcomes) {

@@ -19,15 +19,26 @@ use crate::tree::{
 use crate::urlkey::{QueryRules, RulesError, UrlKey, UrlKeyer};
 
 /// One raw input record and where it came from.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Input<'a> {
     /// The record's bytes (one JSON object).
     pub bytes: &'a [u8],
     /// Source coordinates, copied to the output.
-    pub source: &'a Source,
+    pub source: Source,
     /// The record's own timestamp (ms since the epoch, e.g. the Kafka record time), used as the
     /// page's event time when it has no `fetched_at`.
     pub timestamp_ms: Option<i64>,
+}
+
+impl<'a> Input<'a> {
+    /// A record with its coordinates and no timestamp of its own.
+    pub fn new(bytes: &'a [u8], source: Source) -> Input<'a> {
+        Input {
+            bytes,
+            source,
+            timestamp_ms: None,
+        }
+    }
 }
 
 /// What became of one input record.

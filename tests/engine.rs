@@ -44,21 +44,10 @@ fn record(n: usize) -> Vec<u8> {
 }
 
 fn run(engine: &mut Engine, records: &[Vec<u8>]) -> Vec<Outcome> {
-    let sources: Vec<Source> = (0..records.len())
-        .map(|i| Source {
-            topic: "test".into(),
-            partition: 0,
-            offset: i as i64,
-        })
-        .collect();
     let inputs: Vec<Input<'_>> = records
         .iter()
-        .zip(&sources)
-        .map(|(bytes, source)| Input {
-            bytes,
-            source,
-            timestamp_ms: None,
-        })
+        .enumerate()
+        .map(|(i, bytes)| Input::new(bytes, Source::line("test", i as u64)))
         .collect();
     engine.process_batch(&inputs, None).unwrap()
 }

@@ -297,21 +297,12 @@ fn local_run(pages: &[Vec<u8>], dir: &Path) -> (HashMap<String, Value>, StateDum
     let mut config = Config::default();
     config.state.path = dir.to_owned();
     let mut engine = Engine::open(&config).unwrap();
-    let sources: Vec<Source> = (0..pages.len())
-        .map(|i| Source {
-            topic: "local".into(),
-            partition: 0,
-            offset: i as i64,
-        })
-        .collect();
     let inputs: Vec<Input<'_>> = pages
         .iter()
-        .zip(&sources)
         .enumerate()
-        .map(|(i, (bytes, source))| Input {
-            bytes,
-            source,
+        .map(|(i, bytes)| Input {
             timestamp_ms: Some(BASE_TIME_MS + i as i64),
+            ..Input::new(bytes, Source::line("local", i as u64))
         })
         .collect();
     let mut by_url = HashMap::new();

@@ -112,21 +112,10 @@ fn pipeline_records_validate() {
     records.push(b"\xff\xfe not json".to_vec());
     records.push(br#"{"url":"ftp://x.org/","html":""}"#.to_vec());
 
-    let sources: Vec<Source> = (0..records.len())
-        .map(|i| Source {
-            topic: "sample".into(),
-            partition: 0,
-            offset: i as i64 + 1,
-        })
-        .collect();
     let inputs: Vec<Input<'_>> = records
         .iter()
-        .zip(&sources)
-        .map(|(bytes, source)| Input {
-            bytes,
-            source,
-            timestamp_ms: None,
-        })
+        .enumerate()
+        .map(|(i, bytes)| Input::new(bytes, Source::line("sample", i as u64 + 1)))
         .collect();
     let (mut clean, mut dead) = (0, 0);
     for outcome in engine.process_batch(&inputs, None).unwrap() {

@@ -77,11 +77,7 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
      -> anyhow::Result<()> {
         let inputs: Vec<Input<'_>> = pending
             .iter()
-            .map(|(bytes, source)| Input {
-                bytes,
-                source,
-                timestamp_ms: None,
-            })
+            .map(|(bytes, source)| Input::new(bytes, source.clone()))
             .collect();
         for outcome in engine.process_batch(&inputs, None)? {
             match outcome {
@@ -114,11 +110,7 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
                 .next_line()
                 .with_context(|| format!("reading {}", input.name))?
             {
-                let source = |number: u64| Source {
-                    topic: input.name.clone(),
-                    partition: 0,
-                    offset: number as i64,
-                };
+                let source = |number: u64| Source::line(&input.name, number);
                 match line {
                     Line::Record { number, bytes } => pending.push((bytes, source(number))),
                     Line::TooLong {
@@ -159,14 +151,7 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
             let bar = progress_bar(show_progress, Some(files.len() as u64));
             while let Some(next) = files.next_record() {
                 let (index, path, bytes) = next?;
-                pending.push((
-                    bytes,
-                    Source {
-                        topic: path.display().to_string(),
-                        partition: 0,
-                        offset: index as i64,
-                    },
-                ));
+                pending.push((bytes, Source::line(&path.display().to_string(), index)));
                 if pending.len() >= config.input.batch_size {
                     flush(&mut pending, &mut engine, &mut output, &mut errors)?;
                     bar.set_position(index);

@@ -324,20 +324,15 @@ impl PartitionRun {
         let shared = self.shared.clone();
         let topics = &shared.config.kafka.topics;
         let metrics = &shared.metrics;
-        let sources: Vec<Source> = fresh
-            .iter()
-            .map(|r| Source {
-                topic: self.topic.clone(),
-                partition: self.partition,
-                offset: r.offset,
-            })
-            .collect();
         let inputs: Vec<Input<'_>> = fresh
             .iter()
-            .zip(&sources)
-            .map(|(r, source)| Input {
+            .map(|r| Input {
                 bytes: r.payload.as_deref().unwrap_or_default(),
-                source,
+                source: Source {
+                    topic: self.topic.clone(),
+                    partition: self.partition,
+                    offset: r.offset,
+                },
                 timestamp_ms: r.timestamp_ms,
             })
             .collect();

@@ -11,3 +11,14 @@ pub struct Source {
     /// Offset in the partition, or line number in the file.
     pub offset: i64,
 }
+
+impl Source {
+    /// The coordinates of line `line` (1-based) of a local file.
+    pub fn line(file: &str, line: u64) -> Source {
+        Source {
+            topic: file.to_owned(),
+            partition: 0,
+            offset: line as i64,
+        }
+    }
+}
