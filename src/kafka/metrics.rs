@@ -38,6 +38,18 @@ pub struct Metrics {
     pub commits: IntCounterVec,
     /// Batches that failed (state or delivery error) and were retried.
     pub batch_retries: IntCounter,
+    /// Kafka transactions by outcome (`commit`, `abort`); stays at zero in at-least-once mode.
+    pub transactions: IntCounterVec,
+    /// Records written to the changelog topic, by kind (`fingerprint`, `tombstone`).
+    pub changelog_records: IntCounterVec,
+    /// Changelog records applied while restoring partitions' state.
+    pub restore_records: IntCounter,
+    /// Changelog records still to apply, per partition being restored.
+    pub restore_remaining: IntGaugeVec,
+    /// Partitions assigned and still restoring their state from the changelog.
+    pub restoring_partitions: IntGauge,
+    /// 1 when every assigned partition is restored and processing (what `/readyz` reports), else 0.
+    pub ready: IntGauge,
 }
 
 /// A metric could not be registered (a programming error: duplicate name or bad label).
@@ -114,6 +126,35 @@ impl Metrics {
                 "urltree_batch_retries_total",
                 "Batches that failed to process or deliver and were retried.",
             )?,
+            transactions: counter_vec(
+                "urltree_transactions_total",
+                "Kafka transactions by outcome.",
+                "outcome",
+            )?,
+            changelog_records: counter_vec(
+                "urltree_changelog_records_total",
+                "Records written to the changelog topic, by kind.",
+                "kind",
+            )?,
+            restore_records: IntCounter::new(
+                "urltree_restore_records_total",
+                "Changelog records applied while restoring partition state.",
+            )?,
+            restore_remaining: IntGaugeVec::new(
+                Opts::new(
+                    "urltree_restore_remaining_records",
+                    "Changelog records still to apply, per partition being restored.",
+                ),
+                &["partition"],
+            )?,
+            restoring_partitions: IntGauge::new(
+                "urltree_restoring_partitions",
+                "Assigned partitions still restoring their state from the changelog.",
+            )?,
+            ready: IntGauge::new(
+                "urltree_ready",
+                "1 when every assigned partition is restored and processing, else 0.",
+            )?,
             registry,
         };
         for outcome in ["clean", "duplicate", "rejected", "skipped"] {
@@ -131,6 +172,12 @@ impl Metrics {
         for result in ["ok", "error"] {
             m.commits.with_label_values(&[result]);
         }
+        for outcome in ["commit", "abort"] {
+            m.transactions.with_label_values(&[outcome]);
+        }
+        for kind in ["fingerprint", "tombstone"] {
+            m.changelog_records.with_label_values(&[kind]);
+        }
         let r = &m.registry;
         r.register(Box::new(m.pages.clone()))?;
         r.register(Box::new(m.blocks.clone()))?;
@@ -144,6 +191,16 @@ impl Metrics {
         r.register(Box::new(m.assigned_partitions.clone()))?;
         r.register(Box::new(m.commits.clone()))?;
         r.register(Box::new(m.batch_retries.clone()))?;
+        r.register(Box::new(m.transactions.clone()))?;
+        r.register(Box::new(m.changelog_records.clone()))?;
+        r.register(Box::new(m.restore_records.clone()))?;
+        r.register(Box::new(m.restore_remaining.clone()))?;
+        r.register(Box::new(m.restoring_partitions.clone()))?;
+        r.register(Box::new(m.ready.clone()))?;
+        #[cfg(target_os = "linux")]
+        r.register(Box::new(
+            prometheus::process_collector::ProcessCollector::for_self(),
+        ))?;
         Ok(m)
     }
 
@@ -152,6 +209,7 @@ impl Metrics {
         let label = partition.to_string();
         let _ = self.consumer_lag.remove_label_values(&[&label]);
         let _ = self.state_bytes.remove_label_values(&[&label]);
+        let _ = self.restore_remaining.remove_label_values(&[&label]);
     }
 
     /// The Prometheus text exposition of every metric.
@@ -181,6 +239,11 @@ mod tests {
             "urltree_consumer_lag_records{partition=\"3\"} 7",
             "urltree_input_bytes_total 0",
             "urltree_records_in_flight 0",
+            "urltree_transactions_total{outcome=\"abort\"} 0",
+            "urltree_changelog_records_total{kind=\"tombstone\"} 0",
+            "urltree_ready 0",
+            #[cfg(target_os = "linux")]
+            "process_resident_memory_bytes",
         ] {
             assert!(text.contains(name), "{name} missing in\n{text}");
         }
