@@ -325,8 +325,8 @@ mod tests {
         assert_eq!(c.kafka.group_id, "quoted");
         assert_eq!(c.input.batch_size, 64);
         // A non-canonical number for a numeric field is an error, not a different number.
-        let e = Config::from_toml("", None, env(&[("URLTREE_INPUT__BATCH_SIZE", "0x40")]))
-            .unwrap_err();
+        let e =
+            Config::from_toml("", None, env(&[("URLTREE_INPUT__BATCH_SIZE", "0x40")])).unwrap_err();
         assert!(e.to_string().contains("batch_size"), "{e}");
     }
 

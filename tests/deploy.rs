@@ -727,3 +727,45 @@ async fn live_scrape_passes_promtool_and_holds_every_queried_metric() {
     }
     assert!(used.len() >= 20, "{used:?}");
 }
+
+/// Dotted paths of the chart's values down to free-form maps and lists.
+fn value_paths(value: &Value, prefix: &str, out: &mut Vec<String>) {
+    const FREE_FORM: [&str; 6] = [
+        "config",
+        "resources",
+        "podSecurityContext",
+        "securityContext",
+        "livenessProbe",
+        "readinessProbe",
+    ];
+    for (key, sub) in value.as_object().unwrap() {
+        let path = format!("{prefix}{key}");
+        match sub {
+            Value::Object(map) if !map.is_empty() && !FREE_FORM.contains(&key.as_str()) => {
+                value_paths(sub, &format!("{path}."), out)
+            }
+            _ => out.push(path),
+        }
+    }
+}
+
+#[test]
+fn chart_readme_documents_every_value_and_the_schema_knows_them() {
+    let values = &yaml_docs(&read("helm/urltree/values.yaml"))[0];
+    let readme = read("helm/urltree/README.md");
+    let schema = json_file("helm/urltree/values.schema.json");
+    let mut paths = Vec::new();
+    value_paths(values, "", &mut paths);
+    assert!(paths.len() > 50, "{paths:?}");
+    for path in &paths {
+        assert!(
+            readme.contains(&format!("`{path}`")),
+            "helm/urltree/README.md does not document `{path}`"
+        );
+        let mut node = &schema;
+        for part in path.split('.') {
+            node = &node["properties"][part];
+        }
+        assert!(node.is_object(), "values.schema.json lacks {path}");
+    }
+}
