@@ -4,7 +4,8 @@
 //! `schemas/config.v1.schema.json` and loads in the binary; the alert rules pass promtool's check
 //! and unit tests, one firing and one silent case per alert; and a live `urltree run` against a
 //! real broker serves a `/metrics` page that passes `promtool check metrics` and holds every
-//! metric the dashboard and the alerts query.
+//! metric the dashboard and the alerts query, and a Prometheus server scraping it answers every
+//! dashboard query with series while no alert expression holds.
 //!
 //! helm, kubernetes-validate (with PyYAML) and promtool come from `scripts/setup`
 //! (`target/tools/`); a missing tool fails the tests.
@@ -683,6 +684,10 @@ async fn live_scrape_passes_promtool_and_holds_every_queried_metric() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
     assert_eq!(get(port, "/healthz").map(|r| r.0), Some(200));
+    // The readiness metric the alerts use says what /readyz says.
+    assert_eq!(get(port, "/readyz").map(|r| r.0), Some(200));
+    let ready = get(port, "/metrics").unwrap().1;
+    assert_eq!(sum_of(&ready, "urltree_ready"), 1.0, "{ready}");
     assert!(sum_of(&text, "urltree_dead_letters_total") >= 2.0, "{text}");
     assert!(sum_of(&text, "urltree_blocks_total") > 0.0, "{text}");
 
@@ -726,6 +731,98 @@ async fn live_scrape_passes_promtool_and_holds_every_queried_metric() {
         }
     }
     assert!(used.len() >= 20, "{used:?}");
+
+    // A Prometheus server scraping the worker answers every dashboard query with series.
+    prometheus_answers_every_dashboard_query(port).await;
+}
+
+/// A Prometheus server on loopback, killed on drop.
+struct Prometheus(Child);
+
+impl Drop for Prometheus {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `GET /api/v1/<path>` of the Prometheus at `port`, as JSON (`None` while it is not up).
+fn prometheus_api(port: u16, path: &str) -> Option<Value> {
+    let (status, body) = get(port, &format!("/api/v1/{path}"))?;
+    (status == 200).then(|| serde_json::from_str(&body).ok())?
+}
+
+fn encode(text: &str) -> String {
+    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
+
+async fn prometheus_answers_every_dashboard_query(worker_port: u16) {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("prometheus.yml");
+    std::fs::write(
+        &config,
+        format!(
+            "global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: urltree\n    \
+             static_configs:\n      - targets: ['127.0.0.1:{worker_port}']\n        \
+             labels: {{namespace: crawl, pod: urltree-0}}\n"
+        ),
+    )
+    .unwrap();
+    let port = free_port();
+    let _server = Prometheus(
+        Command::new(tool("prometheus/usr/bin/prometheus"))
+            .arg(format!("--config.file={}", config.display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.path().join("data").display()
+            ))
+            .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("prometheus"),
+    );
+    // Wait for three scrapes, so rates have points to work with.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let scrapes =
+            prometheus_api(port, "query?query=count_over_time(up%5B1m%5D)").and_then(|v| {
+                v["data"]["result"][0]["value"][1]
+                    .as_str()?
+                    .parse::<f64>()
+                    .ok()
+            });
+        if scrapes.is_some_and(|n| n >= 3.0) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "Prometheus did not scrape the worker"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let up = prometheus_api(port, "query?query=up").unwrap();
+    assert_eq!(up["data"]["result"][0]["value"][1], "1", "{up}");
+
+    for (origin, expr) in queries() {
+        let answer = prometheus_api(port, &format!("query?query={}", encode(&expr)))
+            .unwrap_or_else(|| panic!("{origin}: no answer for {expr}"));
+        assert_eq!(answer["status"], "success", "{origin}: {answer}");
+        let reads_restore_only = metric_names(&expr)
+            .iter()
+            .any(|n| ONLY_WHILE_RESTORING.contains(&n.as_str()));
+        // Dashboard queries show data for a running worker; alert expressions are silent.
+        let series = answer["data"]["result"].as_array().map_or(0, Vec::len);
+        if origin.starts_with("dashboard") && !reads_restore_only {
+            assert!(series > 0, "{origin}: no series for {expr}");
+        } else if origin.starts_with("alert") {
+            assert_eq!(series, 0, "{origin} fires on a healthy worker: {answer}");
+        }
+    }
+    // The template variables list the scrape's namespace and pod.
+    let namespaces =
+        prometheus_api(port, "label/namespace/values?match[]=urltree_pages_total").unwrap();
+    assert_eq!(namespaces["data"], serde_json::json!(["crawl"]));
 }
 
 /// Dotted paths of the chart's values down to free-form maps and lists.
