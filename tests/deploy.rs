@@ -866,3 +866,48 @@ fn chart_readme_documents_every_value_and_the_schema_knows_them() {
         assert!(node.is_object(), "values.schema.json lacks {path}");
     }
 }
+
+#[test]
+fn dashboard_has_the_structure_grafana_imports() {
+    let dashboard = json_file("helm/urltree/dashboards/urltree.json");
+    let schema = validator(&json_file("tests/deploy/grafana-dashboard.schema.json"));
+    assert_valid(&schema, &dashboard, "dashboard");
+    // Unique ids, and no two panels share a cell of the grid.
+    let panels = dashboard["panels"].as_array().unwrap();
+    let mut ids = BTreeSet::new();
+    let mut cells = BTreeMap::new();
+    for panel in panels {
+        assert!(
+            ids.insert(panel["id"].as_i64().unwrap()),
+            "duplicate id {panel}"
+        );
+        let g = &panel["gridPos"];
+        let [h, w, x, y] = ["h", "w", "x", "y"].map(|k| g[k].as_i64().unwrap());
+        assert!(x + w <= 24, "{} overflows the grid", panel["title"]);
+        for row in y..y + h {
+            for col in x..x + w {
+                if let Some(other) = cells.insert((row, col), panel["title"].clone()) {
+                    panic!("{} overlaps {other}", panel["title"]);
+                }
+            }
+        }
+    }
+    // The panels the dashboard promises.
+    let titles: BTreeSet<&str> = panels.iter().filter_map(|p| p["title"].as_str()).collect();
+    for title in [
+        "Pages/s by outcome",
+        "Consumer lag per partition",
+        "Time to catch up",
+        "Batch latency p50 / p95 / p99",
+        "Content share of blocks",
+        "Duplicates and dead letters/s",
+        "Transaction aborts",
+        "Restore progress",
+        "Readiness and partitions",
+        "RocksDB state size",
+        "CPU",
+        "Memory",
+    ] {
+        assert!(titles.contains(title), "no panel {title:?}");
+    }
+}
