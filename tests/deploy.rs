@@ -911,3 +911,33 @@ fn dashboard_has_the_structure_grafana_imports() {
         assert!(titles.contains(title), "no panel {title:?}");
     }
 }
+
+#[test]
+fn chart_refuses_unsafe_or_unknown_values() {
+    for (set, message) in [
+        (
+            "terminationGracePeriodSeconds=20",
+            "must exceed config.kafka.shutdown_timeout_secs",
+        ),
+        (
+            "kafka.sasl.enabled=true",
+            "kafka.sasl.enabled needs kafka.sasl.existingSecret",
+        ),
+        (
+            "kafka.tls.enabled=true",
+            "kafka.tls.enabled needs kafka.tls.existingSecret",
+        ),
+        ("replicaCount=-1", "/replicaCount"),
+        ("persistance.size=1Gi", "persistance"),
+        ("config.kafkaa.brokers=x", "kafkaa"),
+    ] {
+        let output = Command::new(tool("helm"))
+            .current_dir(root())
+            .args(["template", "urltree", CHART, "--set", set])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{set} rendered");
+        assert!(stderr.contains(message), "{set}: {stderr}");
+    }
+}
