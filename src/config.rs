@@ -4,7 +4,10 @@
 //! Every section and field has a default, so an empty file (or none) is a valid configuration. An
 //! environment variable `URLTREE_<SECTION>__<FIELD>` (upper case, double underscore between levels)
 //! overrides the field `<field>` of section `[<section>]`; its value is read as a TOML value when it
-//! parses as one (`true`, `500`, `"x"`) and as a string otherwise.
+//! is one in canonical form (`true`, `500`, `1.5`, `"x"`) and as the verbatim string otherwise, so
+//! `0x10`, `1e5` or `1_000` (a password, say) are never rewritten into numbers. Names may hold dots,
+//! as librdkafka properties do: `URLTREE_KAFKA__PROPERTIES__SASL.PASSWORD` sets
+//! `[kafka.properties]` `"sasl.password"`.
 
 use std::path::{Path, PathBuf};
 
@@ -225,12 +228,15 @@ impl Config {
 }
 
 fn parse_env_value(value: &str) -> toml::Value {
+    let verbatim = || toml::Value::String(value.to_owned());
     let probe = format!("v = {value}");
     match probe.parse::<toml::Table>() {
-        Ok(mut t) => t
-            .remove("v")
-            .unwrap_or_else(|| toml::Value::String(value.to_owned())),
-        Err(_) => toml::Value::String(value.to_owned()),
+        // Only a value in canonical form: `0x10` or `1e5` would silently become other text.
+        Ok(mut t) => match t.remove("v") {
+            Some(parsed) if parsed.to_string() == value => parsed,
+            _ => verbatim(),
+        },
+        Err(_) => verbatim(),
     }
 }
 
@@ -294,6 +300,34 @@ mod tests {
         assert_eq!(c.retention.max_docs, 50);
         assert!(c.output.blocks);
         assert_eq!(c.state.path, PathBuf::from("/var/lib/urltree"));
+    }
+
+    #[test]
+    fn env_values_keep_their_text_and_dotted_names_reach_property_maps() {
+        let c = Config::from_toml(
+            "",
+            None,
+            env(&[
+                ("URLTREE_KAFKA__PROPERTIES__SASL.PASSWORD", "0x10"),
+                ("URLTREE_KAFKA__PROPERTIES__SASL.USERNAME", "1e5"),
+                ("URLTREE_KAFKA__PROPERTIES__SOCKET.TIMEOUT.MS", "1_000"),
+                ("URLTREE_KAFKA__PRODUCER_PROPERTIES__LINGER.MS", "20"),
+                ("URLTREE_KAFKA__GROUP_ID", "\"quoted\""),
+                ("URLTREE_INPUT__BATCH_SIZE", "64"),
+            ]),
+        )
+        .unwrap();
+        let consumer = c.kafka.consumer_config();
+        assert_eq!(consumer.get("sasl.password"), Some("0x10"));
+        assert_eq!(consumer.get("sasl.username"), Some("1e5"));
+        assert_eq!(consumer.get("socket.timeout.ms"), Some("1_000"));
+        assert_eq!(c.kafka.producer_config().get("linger.ms"), Some("20"));
+        assert_eq!(c.kafka.group_id, "quoted");
+        assert_eq!(c.input.batch_size, 64);
+        // A non-canonical number for a numeric field is an error, not a different number.
+        let e =
+            Config::from_toml("", None, env(&[("URLTREE_INPUT__BATCH_SIZE", "0x40")])).unwrap_err();
+        assert!(e.to_string().contains("batch_size"), "{e}");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Every JSON Schema in `schemas/` is valid draft 2020-12 with a versioned `$id`, every example
-//! validates, and every record the binary's pipeline produces validates against its schema.
+//! validates, every record the binary's pipeline produces validates against its schema, and the
+//! config schema states every field and default the binary's loader has.
 
 use std::path::{Path, PathBuf};
 
@@ -136,4 +137,95 @@ fn pipeline_records_validate() {
         }
     }
     assert_eq!((clean, dead), (42, 3));
+}
+
+fn toml_to_json(text: &str) -> Value {
+    let table: toml::Table = text.parse().unwrap_or_else(|e| panic!("TOML: {e}\n{text}"));
+    serde_json::to_value(table).unwrap()
+}
+
+/// `urltree config` with no `URLTREE_*` variables but `env`: the effective config as TOML.
+fn binary_config(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_urltree"));
+    for (name, _) in std::env::vars() {
+        if name.starts_with("URLTREE_") {
+            command.env_remove(name);
+        }
+    }
+    command.args(args).arg("config").envs(env.iter().copied());
+    command.output().unwrap()
+}
+
+/// Walks the schema and the default config together: every field the binary prints is
+/// described, with the binary's default; every described field but the optional ones is printed.
+fn compare_defaults(schema: &Value, dumped: &Value, path: &str, missing: &mut Vec<String>) {
+    let props = schema["properties"].as_object().unwrap();
+    let dumped = dumped.as_object().unwrap();
+    for (key, value) in dumped {
+        let field = format!("{path}{key}");
+        let Some(sub) = props.get(key) else {
+            panic!("{field} is printed by `urltree config` but not in the schema");
+        };
+        if sub["type"] == "object" && sub.get("properties").is_some() {
+            compare_defaults(sub, value, &format!("{field}."), missing);
+        } else {
+            assert_eq!(&sub["default"], value, "default of {field}");
+        }
+    }
+    for key in props.keys() {
+        if !dumped.contains_key(key) {
+            missing.push(format!("{path}{key}"));
+        }
+    }
+}
+
+#[test]
+fn config_schema_matches_the_loader() {
+    let schema = read_json(&root().join("schemas/config.v1.schema.json"));
+    let v = validator("config.v1.schema.json");
+
+    // The binary's defaults validate, and the schema states them.
+    let output = binary_config(&[], &[]);
+    assert!(output.status.success(), "{output:?}");
+    let defaults = toml_to_json(&String::from_utf8(output.stdout).unwrap());
+    assert_valid(&v, &defaults, "urltree config (defaults)");
+    let mut missing = Vec::new();
+    compare_defaults(&schema, &defaults, "", &mut missing);
+    // Optional fields without a default are the only ones the binary leaves out.
+    missing.sort();
+    assert_eq!(missing, ["kafka.group_instance_id", "rules.file"]);
+
+    // The example validates and loads, in the library and in the binary.
+    let example = root().join("schemas/examples/config.toml");
+    let text = std::fs::read_to_string(&example).unwrap();
+    assert_valid(&v, &toml_to_json(&text), "config example");
+    let config = Config::from_toml(&text, None, Vec::new()).unwrap();
+    assert_eq!(config.kafka.group_instance_id.as_deref(), Some("urltree-0"));
+    assert_eq!(config.retention.max_docs, 20_000);
+    let output = binary_config(&["--config", example.to_str().unwrap()], &[]);
+    assert!(output.status.success(), "{output:?}");
+    assert_valid(
+        &v,
+        &toml_to_json(&String::from_utf8(output.stdout).unwrap()),
+        "effective example config",
+    );
+
+    // What the loader rejects by type, the schema rejects too.
+    for bad in [
+        "[tree]\nheuristic = \"fuzzy\"",
+        "[retention]\nmax_dogs = 3",
+        "[retention]\nmax_docs = 0",
+        "[input]\ndomain_check = \"maybe\"",
+        "[kafka]\ndelivery = \"twice\"",
+        "[kafka.properties]\n\"group.id\" = \"x\"",
+        "[kafka.properties]\n\"x\" = [1]",
+        "[kafka]\nhttp_listen = \"nowhere\"",
+        "[surprise]\nx = 1",
+    ] {
+        assert!(
+            Config::from_toml(bad, None, Vec::new()).is_err(),
+            "loader accepts {bad}"
+        );
+        assert!(!v.is_valid(&toml_to_json(bad)), "schema accepts {bad}");
+    }
 }

@@ -1,0 +1,125 @@
+//! Helpers shared by integration tests: the tools `scripts/setup` installs under `target/tools/`
+//! and a tansu broker started per test on a free loopback port.
+#![allow(dead_code)]
+
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::ClientConfig;
+
+/// The crate root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `target/tools/<name>` as installed by `scripts/setup`; panics (failing the test, never
+/// skipping it) when it is missing.
+pub fn tool(name: &str) -> PathBuf {
+    let path = root().join("target/tools").join(name);
+    assert!(
+        path.exists(),
+        "{} is missing: run scripts/setup to install it",
+        path.display()
+    );
+    path
+}
+
+/// A loopback port that was free a moment ago.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("no free loopback port")
+        .port()
+}
+
+/// A tansu broker on a free loopback port, killed on drop.
+pub struct Broker {
+    child: Child,
+    /// `127.0.0.1:PORT`.
+    pub addr: String,
+}
+
+impl Broker {
+    /// Starts the broker (`URLTREE_TANSU` or `target/tools/tansu`) and waits until it accepts
+    /// connections.
+    pub fn start() -> Broker {
+        let binary = match std::env::var_os("URLTREE_TANSU") {
+            Some(path) => PathBuf::from(path),
+            None => tool("tansu"),
+        };
+        let port = free_port();
+        let url = format!("tcp://127.0.0.1:{port}");
+        let child = Command::new(&binary)
+            .args(["broker", "--listener-url", &url])
+            .args(["--advertised-listener-url", &url])
+            .args(["--storage-engine", "memory://tansu/"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start the broker {}: {e}", binary.display()));
+        let mut broker = Broker {
+            child,
+            addr: format!("127.0.0.1:{port}"),
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while TcpStream::connect(&broker.addr).is_err() {
+            if let Ok(Some(status)) = broker.child.try_wait() {
+                panic!("the broker exited at start: {status}");
+            }
+            assert!(Instant::now() < deadline, "the broker did not start");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        broker
+    }
+
+    /// Creates topics of the given partition counts.
+    pub async fn create_topics(&self, topics: &[(&str, i32)]) {
+        let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+            .set("bootstrap.servers", &self.addr)
+            .create()
+            .expect("admin client");
+        let new: Vec<NewTopic<'_>> = topics
+            .iter()
+            .map(|(name, n)| NewTopic::new(name, *n, TopicReplication::Fixed(1)))
+            .collect();
+        let results = admin
+            .create_topics(&new, &AdminOptions::new())
+            .await
+            .expect("create topics");
+        for result in results {
+            result.expect("topic created");
+        }
+    }
+}
+
+impl Drop for Broker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs a command to completion; panics with its output unless it succeeds. Returns stdout.
+pub fn run_ok(command: &mut Command) -> String {
+    let output = command
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "{command:?} failed ({}):\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+/// Reads a file inside the crate.
+pub fn read(path: impl AsRef<Path>) -> String {
+    let path = root().join(path);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
