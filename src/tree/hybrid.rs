@@ -17,8 +17,10 @@
 //!   subtree. The blocks that pass the tests above are grouped by their container's parent; the
 //!   group holding the most non-link text anchors the main subtree, which is then widened to the
 //!   ancestor of the anchor whose subtree holds the most good text minus dropped text (a document
-//!   split into sections is taken whole, the navigation around it is not). Blocks outside it are
-//!   dropped.
+//!   split into sections is taken whole, the navigation around it is not). Each good block counts
+//!   its text minus the cost of a short phrase, in full on a new domain, so a sidebar of short
+//!   teasers and labels does not pull the main subtree wide (Gottron's text density: a region of
+//!   many short texts is mostly markup). Blocks outside it are dropped.
 //! - **Stub pages**: a page left with almost no text once the tree has spoken (a redirect notice
 //!   shared by many pages) is judged by its own structure alone, as on a domain's first page.
 //!
@@ -60,6 +62,13 @@ pub const INDEX_LINK_SHARE: f64 = 0.9;
 /// template text, and its own structure decides instead.
 pub const MIN_PAGE_CHARS: u32 = 100;
 
+/// Characters a unique block's text must exceed to count for a subtree when the main subtree is
+/// widened: about three words, a short phrase. A run of short blocks (teasers, widget labels,
+/// "Loading ...") is weak evidence that a subtree is the page's text, whereas a paragraph is
+/// strong. Charged in full on a page judged alone and scaled down by the node's [`confidence`],
+/// since a trusted node has already removed the repeated short blocks.
+pub const BLOCK_COST: u32 = 20;
+
 /// The classifier's few parameters; [`Params::default`] holds the constants above, each with its
 /// reason.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -78,6 +87,8 @@ pub struct Params {
     pub min_page_chars: u32,
     /// See [`INDEX_LINK_SHARE`].
     pub index_link_share: f64,
+    /// See [`BLOCK_COST`].
+    pub block_cost: u32,
 }
 
 impl Default for Params {
@@ -90,6 +101,7 @@ impl Default for Params {
             template_slot_chars: TEMPLATE_SLOT_CHARS,
             min_page_chars: MIN_PAGE_CHARS,
             index_link_share: INDEX_LINK_SHARE,
+            block_cost: BLOCK_COST,
         }
     }
 }
@@ -241,7 +253,14 @@ fn classify_with(
             }
         }
     }
-    let Some(main) = main_subtree(blocks, out, params.group_level, index_page) else {
+    let Some(main) = main_subtree(
+        blocks,
+        out,
+        params.group_level,
+        index_page,
+        params.block_cost,
+        1.0 - confidence(node.support, params.support_half),
+    ) else {
         return;
     };
     // A main subtree made mostly of links is a list page (an index, a table of contents): there
@@ -296,6 +315,8 @@ fn main_subtree(
     reasons: &[Reason],
     level: usize,
     links_are_text: bool,
+    block_cost: u32,
+    doubt: f64,
 ) -> Option<Main> {
     let text = |b: &BlockFacts<'_>| {
         if links_are_text {
@@ -314,9 +335,13 @@ fn main_subtree(
         Some(&b.ancestors[..=at])
     })?;
     let mut scores = vec![0i64; chain.len()];
+    // A block is evidence for a subtree by its text beyond the cost of a short phrase; the page
+    // alone (a doubtful node) charges the full cost, a trusted node, whose counts have already
+    // removed the template, almost none.
+    let cost = (f64::from(block_cost) * doubt).round() as i64;
     for (block, reason) in blocks.iter().zip(reasons) {
         let weight = match reason {
-            Reason::Unique => i64::from(text(block)),
+            Reason::Unique => i64::from(text(block)) - cost,
             Reason::NoLetters => continue,
             _ => -i64::from(block.chars),
         };
@@ -489,6 +514,43 @@ mod tests {
         let reasons = run(&blocks, 3);
         assert_eq!(&reasons[..3], &[Reason::Unique; 3]);
         assert_eq!(reasons[3], Reason::Repeated);
+    }
+
+    #[test]
+    fn short_blocks_beside_the_article_do_not_widen_it_on_a_new_domain() {
+        // body(1) > div(2) > article div(3) > p(4, 5); sidebar ul(6) > li(7..18): twelve short
+        // unique labels beside the article, more text than its second paragraph.
+        let article = [[0, 1, 2, 3, 4], [0, 1, 2, 3, 5]];
+        let items: Vec<[u32; 5]> = (7..19).map(|li| [0, 1, 2, 6, li]).collect();
+        let mut blocks = vec![
+            block(&article[0], 300, 0, 1, 1),
+            block(&article[1], 250, 0, 1, 1),
+        ];
+        blocks.extend(items.iter().map(|a| block(a, 15, 0, 1, 1)));
+        let reasons = run(&blocks, 1);
+        assert_eq!(&reasons[..2], &[Reason::Unique; 2]);
+        assert!(
+            reasons[2..]
+                .iter()
+                .all(|r| *r == Reason::OutsideMainSubtree),
+            "{reasons:?}"
+        );
+        // Without the cost the labels pull the main subtree up to the wrapper.
+        let mut out = Vec::new();
+        let free = Params {
+            block_cost: 0,
+            ..Params::default()
+        };
+        classify(
+            &blocks,
+            NodeFacts {
+                support: 1,
+                c_max: 1,
+            },
+            &free,
+            &mut out,
+        );
+        assert!(out.iter().all(|r| *r == Reason::Unique), "{out:?}");
     }
 
     #[test]
