@@ -4,6 +4,8 @@
 //! [`Engine`] is the one place these steps are wired; every input source (local files, Kafka)
 //! hands it batches of raw records and gets one [`Outcome`] per record back, in order.
 
+use std::collections::HashMap;
+
 use thiserror::Error;
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
@@ -290,10 +292,18 @@ impl PageContext<'_> {
             .unwrap_or_else(|| {
                 (OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000) as i64
             });
-        // Path keys of the blocks with letters, in block order (`None` for the others).
+        // Path keys of the blocks with letters, in block order (`None` for the others). A page
+        // repeats few paths over many blocks: each distinct path is hashed once.
+        let mut path_keys: HashMap<&str, BlockKey> = HashMap::with_capacity(blocks.len() / 4);
         let block_paths: Vec<Option<BlockKey>> = blocks
             .iter()
-            .map(|b| b.hash.as_ref().map(|_| path_key(&b.path)))
+            .map(|b| {
+                b.hash.as_ref().map(|_| {
+                    *path_keys
+                        .entry(b.path.as_str())
+                        .or_insert_with(|| path_key(&b.path))
+                })
+            })
             .collect();
         let fp = Fingerprint::new(
             time_ms,
