@@ -118,7 +118,8 @@ pub struct BlockFacts<'a> {
     /// The block's text count at the deciding node (including this page); `None` when the block
     /// has no letters.
     pub count: Option<u64>,
-    /// The count of the block's element path at the deciding node (including this page).
+    /// The count of the block's element path at the deciding node (including this page); read
+    /// only where [`uses_path_count`] says the classifier uses it, 0 elsewhere.
     pub path_count: u64,
 }
 
@@ -181,6 +182,13 @@ pub fn confidence(support: u64, support_half: f64) -> f64 {
     }
 }
 
+/// True when the classifier uses the path count of a block of `chars` characters at a node of
+/// `support` pages: only short blocks can be template slots, and only at a trusted node. The
+/// caller may leave the other path counts unread.
+pub fn uses_path_count(chars: u32, support: u64, params: &Params) -> bool {
+    chars < params.template_slot_chars && confidence(support, params.support_half) >= 0.5
+}
+
 /// Classifies the blocks of one page; `out` receives one reason per block, in order.
 pub fn classify(
     blocks: &[BlockFacts<'_>],
@@ -226,7 +234,7 @@ fn classify_with(
             }
             Some(_)
                 if trusted
-                    && block.chars < params.template_slot_chars
+                    && uses_path_count(block.chars, node.support, params)
                     && (block.path_count.saturating_sub(1) as f64)
                         >= params.template_path_share * others =>
             {
