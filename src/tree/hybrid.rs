@@ -7,9 +7,10 @@
 //!   The block identity already ignores digits and punctuation, so "© 2019" and "© 2020" are one
 //!   block.
 //! - **Template structure** (Alarte et al., ETDM): a short block whose *element path* recurs on
-//!   nearly every page of the node while its words do not is a template slot (dates, bylines,
-//!   counters). Path counts are kept per node beside the text counts; they are trusted once the
-//!   node's support gives them a [`confidence`] of one half.
+//!   nearly every page of the node while its words do not is a template slot (dates, counters,
+//!   labels around the text). Path counts are kept per node beside the text counts; they are
+//!   trusted once the node's support gives them a [`confidence`] of one half. Inside the main
+//!   subtree, where every paragraph's path recurs, a short block is kept with its text.
 //! - **Link density** (Kohlschütter et al. 2010; Gottron 2008): a block mostly made of link text
 //!   is navigation, unless the page's main subtree is itself mostly links, or nearly all that a
 //!   trusted node leaves of the page is links (an index page).
@@ -283,7 +284,11 @@ fn classify_with(
     let list_page = links as f64 > params.link_dense * text as f64;
     for (block, reason) in blocks.iter().zip(out.iter_mut()) {
         let inside = within(block, main);
-        if *reason == Reason::Unique && !inside {
+        if *reason == Reason::Template && inside {
+            // Inside the main text every paragraph's path recurs: there a short block's path
+            // says nothing, and it is judged like the text around it.
+            *reason = Reason::Unique;
+        } else if *reason == Reason::Unique && !inside {
             *reason = Reason::OutsideMainSubtree;
         } else if *reason == Reason::LinkDense && inside && list_page {
             *reason = Reason::Unique;
@@ -491,17 +496,22 @@ mod tests {
 
     #[test]
     fn recurring_paths_mark_short_slots_once_the_node_is_trusted() {
-        // A short byline whose path is on every page, words unique.
+        // A short date in the page header whose path is on every page, words unique, beside the
+        // article; and a short line inside the article in a path as common.
+        let header = [0, 1, 11, 12];
         let blocks = [
             block(&ARTICLE[0], 300, 0, 1, 3),
             block(&ARTICLE[1], 20, 0, 1, 10),
+            block(&header, 20, 0, 1, 10),
         ];
-        assert_eq!(
-            run(&blocks, 3)[1],
-            Reason::Unique,
+        assert_ne!(
+            run(&blocks, 3)[2],
+            Reason::Template,
             "support 3: not trusted yet"
         );
-        assert_eq!(run(&blocks, 10)[1], Reason::Template);
+        assert_eq!(run(&blocks, 10)[2], Reason::Template);
+        // Inside the main text a recurring path is every paragraph's: the line is kept.
+        assert_eq!(run(&blocks, 10)[1], Reason::Unique);
         // Long text in a recurring path is prose, not a slot.
         let long = [block(&ARTICLE[0], 300, 0, 1, 10)];
         assert_eq!(run(&long, 10)[0], Reason::Unique);
