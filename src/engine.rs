@@ -4,6 +4,8 @@
 //! [`Engine`] is the one place these steps are wired; every input source (local files, Kafka)
 //! hands it batches of raw records and gets one [`Outcome`] per record back, in order.
 
+use std::collections::HashMap;
+
 use thiserror::Error;
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
@@ -290,10 +292,18 @@ impl PageContext<'_> {
             .unwrap_or_else(|| {
                 (OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000) as i64
             });
-        // Path keys of the blocks with letters, in block order (`None` for the others).
+        // Path keys of the blocks with letters, in block order (`None` for the others). A page
+        // repeats few paths over many blocks: each distinct path is hashed once.
+        let mut path_keys: HashMap<&str, BlockKey> = HashMap::with_capacity(blocks.len() / 4);
         let block_paths: Vec<Option<BlockKey>> = blocks
             .iter()
-            .map(|b| b.hash.as_ref().map(|_| path_key(&b.path)))
+            .map(|b| {
+                b.hash.as_ref().map(|_| {
+                    *path_keys
+                        .entry(b.path.as_str())
+                        .or_insert_with(|| path_key(&b.path))
+                })
+            })
             .collect();
         let fp = Fingerprint::new(
             time_ms,
@@ -313,20 +323,30 @@ impl PageContext<'_> {
         supports.push(1);
         let choice = self.heuristic.choose(&supports);
         let hybrid = self.heuristic == Heuristic::Hybrid;
-        let wanted = if hybrid {
-            fp.blocks.len() + fp.paths.len()
-        } else {
-            fp.blocks.len()
-        };
+        let params = hybrid::Params::default();
+        // The path counts the classifier asks for: those of short blocks at a trusted node.
+        let mut paths: Vec<BlockKey> = Vec::new();
+        if hybrid {
+            paths.extend(
+                blocks
+                    .iter()
+                    .zip(&block_paths)
+                    .filter(|(b, _)| hybrid::uses_path_count(b.chars, choice.support, &params))
+                    .filter_map(|(_, path)| *path),
+            );
+            paths.sort_unstable();
+            paths.dedup();
+        }
+        let wanted = fp.blocks.len() + paths.len();
         let counts = if choice.depth == branch.leaf_depth() {
             vec![1; wanted]
-        } else if hybrid {
+        } else if paths.is_empty() {
+            txn.counts(branch.ids[choice.depth], &fp.blocks)?
+        } else {
             let mut keys = Vec::with_capacity(wanted);
             keys.extend_from_slice(&fp.blocks);
-            keys.extend_from_slice(&fp.paths);
+            keys.extend_from_slice(&paths);
             txn.counts(branch.ids[choice.depth], &keys)?
-        } else {
-            txn.counts(branch.ids[choice.depth], &fp.blocks)?
         };
         let (text_counts, path_counts) = counts.split_at(fp.blocks.len().min(counts.len()));
         let count_of = |key: BlockKey| -> u64 {
@@ -336,7 +356,7 @@ impl PageContext<'_> {
                 .unwrap_or(0)
         };
         let path_count_of = |key: BlockKey| -> u64 {
-            fp.paths
+            paths
                 .binary_search(&key)
                 .ok()
                 .and_then(|i| path_counts.get(i).copied())
@@ -366,7 +386,7 @@ impl PageContext<'_> {
                     support: choice.support,
                     c_max: choice.c_max,
                 },
-                &hybrid::Params::default(),
+                &params,
                 &mut reasons,
             );
             reasons

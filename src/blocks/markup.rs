@@ -18,6 +18,8 @@ pub(crate) struct TagToken<'a> {
     pub name: &'a [u8],
     /// True when the tag ends with `/>`.
     pub self_closing: bool,
+    /// True for an `<a>` start tag with an `href` attribute (a link, not a named anchor).
+    pub href: bool,
 }
 
 /// Byte classes of the tag lexer, as bit flags.
@@ -105,10 +107,13 @@ pub(crate) fn scan_markup<'a>(run: &'a [u8], mut on_tag: impl FnMut(TagToken<'a>
         i = match next {
             Some(c) if c.is_ascii_alphabetic() => match lex_tag(run, lt + 1) {
                 Some((after, name, self_closing)) => {
+                    let href = matches!(name, [b'a' | b'A'])
+                        && has_href(run.get(lt + 2..after).unwrap_or_default());
                     on_tag(TagToken {
                         end: false,
                         name,
                         self_closing,
+                        href,
                     });
                     after
                 }
@@ -121,6 +126,7 @@ pub(crate) fn scan_markup<'a>(run: &'a [u8], mut on_tag: impl FnMut(TagToken<'a>
                             end: true,
                             name,
                             self_closing: false,
+                            href: false,
                         });
                         after
                     }
@@ -140,6 +146,15 @@ pub(crate) fn scan_markup<'a>(run: &'a [u8], mut on_tag: impl FnMut(TagToken<'a>
             _ => lt + 1,
         };
     }
+}
+
+/// True when the attributes of a tag contain `href` (any case). A value containing the word
+/// also counts; such values are rare enough not to matter for link density.
+#[inline]
+fn has_href(attributes: &[u8]) -> bool {
+    attributes
+        .windows(4)
+        .any(|w| w.eq_ignore_ascii_case(b"href"))
 }
 
 /// Index just past the next `>` at or after `from`, or the end of `run`.
@@ -254,5 +269,18 @@ mod tests {
             vec![(false, "a".into(), false)]
         );
         assert_eq!(tags("<a/ b/>"), vec![(false, "a".into(), true)]);
+    }
+
+    #[test]
+    fn links_are_anchors_with_href() {
+        let hrefs = |run: &str| {
+            let mut out = Vec::new();
+            scan_markup(run.as_bytes(), |t| out.push(t.href));
+            out
+        };
+        assert_eq!(
+            hrefs("<a HREF=x><a name=y></a><abbr href=z><a class=b href>"),
+            vec![true, false, false, false, true]
+        );
     }
 }

@@ -52,8 +52,9 @@ pub struct Block {
     /// Document-order ordinals (0-based index among the page's start tags) of the elements named
     /// in `path`, outermost first, at most `ParseLimits::max_ancestors` (the innermost ones).
     pub ancestors: Vec<u32>,
-    /// Characters of the block's text that were inside `<a>` (a collapsed space counts as link
-    /// text when the white space it replaces began inside `<a>`); `link_chars <= chars`.
+    /// Characters of the block's text that were inside a link, an `<a>` with `href` (a collapsed
+    /// space counts as link text when the white space it replaces began inside the link);
+    /// `link_chars <= chars`.
     pub link_chars: u32,
     /// Characters of the whole block text (also the part cut by truncation).
     pub chars: u32,

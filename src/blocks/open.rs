@@ -10,6 +10,8 @@ const MAX_SEGMENT_BYTES: usize = 32;
 struct Entry {
     key: TagKey,
     tag: Tag,
+    /// An `<a href>`: text inside it is link text.
+    link: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -28,7 +30,7 @@ pub(crate) struct OpenElements {
     containers: Vec<Container>,
     /// Segments of all containers, each followed by '/': "html/body/div/".
     path: String,
-    /// Open `<a>` elements.
+    /// Open `<a href>` elements.
     links: u32,
     /// Open elements per `key & 255`, so absent names are rejected without a stack walk.
     counts: Vec<u32>,
@@ -51,7 +53,7 @@ impl OpenElements {
         self.stack.len()
     }
 
-    /// True when the text at this point is inside an `<a>`.
+    /// True when the text at this point is inside an `<a href>`.
     #[inline]
     pub(crate) fn in_link(&self) -> bool {
         self.links > 0
@@ -70,13 +72,15 @@ impl OpenElements {
             .is_some_and(|&c| c > 0)
     }
 
-    /// Pushes an element. `name` is its tag name as written (lower-cased into the path).
-    pub(crate) fn push(&mut self, key: TagKey, tag: Tag, name: &[u8], ordinal: u32) {
-        self.stack.push(Entry { key, tag });
+    /// Pushes an element. `name` is its tag name as written (lower-cased into the path); `href`
+    /// says whether an `<a>` is a link (a named anchor without `href` is not).
+    pub(crate) fn push(&mut self, key: TagKey, tag: Tag, name: &[u8], ordinal: u32, href: bool) {
+        let link = tag == Tag::A && href;
+        self.stack.push(Entry { key, tag, link });
         if let Some(c) = self.count_mut(key) {
             *c += 1;
         }
-        if tag == Tag::A {
+        if link {
             self.links += 1;
         }
         if !tag.is_inline() {
@@ -90,7 +94,7 @@ impl OpenElements {
         if let Some(c) = self.count_mut(e.key) {
             *c = c.saturating_sub(1);
         }
-        if e.tag == Tag::A {
+        if e.link {
             self.links = self.links.saturating_sub(1);
         }
     }
@@ -203,7 +207,7 @@ mod tests {
 
     fn push(o: &mut OpenElements, name: &str, ord: u32) {
         let key = tag_key(name.as_bytes());
-        o.push(key, classify(key).0, name.as_bytes(), ord);
+        o.push(key, classify(key).0, name.as_bytes(), ord, true);
     }
 
     #[test]

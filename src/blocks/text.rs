@@ -59,7 +59,7 @@ pub(crate) struct BlockText {
     buf: Vec<u8>,
     /// Characters counted (kept or not), including a trailing collapsed space.
     chars: u32,
-    /// Counted characters that came from inside `<a>`.
+    /// Counted characters that came from inside a link (`<a href>`).
     link_chars: u32,
     /// Characters in `buf`.
     kept: usize,
@@ -78,7 +78,7 @@ pub(crate) struct FinishedText {
     pub(crate) text: String,
     /// Characters of the whole block.
     pub(crate) chars: u32,
-    /// Characters of the whole block that came from inside `<a>`.
+    /// Characters of the whole block that came from inside a link (`<a href>`).
     pub(crate) link_chars: u32,
     /// True when `text` holds fewer characters than the block.
     pub(crate) truncated: bool,

@@ -274,7 +274,7 @@ impl State {
             if tag.end {
                 self.end_tag(tag.name, limits);
             } else {
-                self.start_tag(tag.name, tag.self_closing, limits);
+                self.start_tag(tag.name, tag.self_closing, tag.href, limits);
             }
         });
         self.cursor = to;
@@ -304,7 +304,7 @@ impl State {
         }
     }
 
-    fn start_tag(&mut self, name: &[u8], self_closing: bool, limits: &ParseLimits) {
+    fn start_tag(&mut self, name: &[u8], self_closing: bool, href: bool, limits: &ParseLimits) {
         let key = tag_key(name);
         let (tag, flags) = classify(key);
         if let Some(d) = self.dropping.as_mut() {
@@ -343,7 +343,7 @@ impl State {
             }
             _ => {
                 if self.open.len() < limits.max_open_elements {
-                    self.open.push(key, tag, name, ordinal);
+                    self.open.push(key, tag, name, ordinal, href);
                 }
             }
         }

@@ -7,9 +7,10 @@
 //!   The block identity already ignores digits and punctuation, so "© 2019" and "© 2020" are one
 //!   block.
 //! - **Template structure** (Alarte et al., ETDM): a short block whose *element path* recurs on
-//!   nearly every page of the node while its words do not is a template slot (dates, bylines,
-//!   counters). Path counts are kept per node beside the text counts; they are trusted once the
-//!   node's support gives them a [`confidence`] of one half.
+//!   nearly every page of the node while its words do not is a template slot (dates, counters,
+//!   labels around the text). Path counts are kept per node beside the text counts; they are
+//!   trusted once the node's support gives them a [`confidence`] of one half. Inside the main
+//!   subtree, where every paragraph's path recurs, a short block is kept with its text.
 //! - **Link density** (Kohlschütter et al. 2010; Gottron 2008): a block mostly made of link text
 //!   is navigation, unless the page's main subtree is itself mostly links, or nearly all that a
 //!   trusted node leaves of the page is links (an index page).
@@ -17,8 +18,10 @@
 //!   subtree. The blocks that pass the tests above are grouped by their container's parent; the
 //!   group holding the most non-link text anchors the main subtree, which is then widened to the
 //!   ancestor of the anchor whose subtree holds the most good text minus dropped text (a document
-//!   split into sections is taken whole, the navigation around it is not). Blocks outside it are
-//!   dropped.
+//!   split into sections is taken whole, the navigation around it is not). Each good block counts
+//!   its text minus the cost of a short phrase, in full on a new domain, so a sidebar of short
+//!   teasers and labels does not pull the main subtree wide (Gottron's text density: a region of
+//!   many short texts is mostly markup). Blocks outside it are dropped.
 //! - **Stub pages**: a page left with almost no text once the tree has spoken (a redirect notice
 //!   shared by many pages) is judged by its own structure alone, as on a domain's first page.
 //!
@@ -60,6 +63,13 @@ pub const INDEX_LINK_SHARE: f64 = 0.9;
 /// template text, and its own structure decides instead.
 pub const MIN_PAGE_CHARS: u32 = 100;
 
+/// Characters a unique block's text must exceed to count for a subtree when the main subtree is
+/// widened: about three words, a short phrase. A run of short blocks (teasers, widget labels,
+/// "Loading ...") is weak evidence that a subtree is the page's text, whereas a paragraph is
+/// strong. Charged in full on a page judged alone and scaled down by the node's [`confidence`],
+/// since a trusted node has already removed the repeated short blocks.
+pub const BLOCK_COST: u32 = 20;
+
 /// The classifier's few parameters; [`Params::default`] holds the constants above, each with its
 /// reason.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -78,6 +88,8 @@ pub struct Params {
     pub min_page_chars: u32,
     /// See [`INDEX_LINK_SHARE`].
     pub index_link_share: f64,
+    /// See [`BLOCK_COST`].
+    pub block_cost: u32,
 }
 
 impl Default for Params {
@@ -90,6 +102,7 @@ impl Default for Params {
             template_slot_chars: TEMPLATE_SLOT_CHARS,
             min_page_chars: MIN_PAGE_CHARS,
             index_link_share: INDEX_LINK_SHARE,
+            block_cost: BLOCK_COST,
         }
     }
 }
@@ -106,7 +119,8 @@ pub struct BlockFacts<'a> {
     /// The block's text count at the deciding node (including this page); `None` when the block
     /// has no letters.
     pub count: Option<u64>,
-    /// The count of the block's element path at the deciding node (including this page).
+    /// The count of the block's element path at the deciding node (including this page); read
+    /// only where [`uses_path_count`] says the classifier uses it, 0 elsewhere.
     pub path_count: u64,
 }
 
@@ -169,6 +183,13 @@ pub fn confidence(support: u64, support_half: f64) -> f64 {
     }
 }
 
+/// True when the classifier uses the path count of a block of `chars` characters at a node of
+/// `support` pages: only short blocks can be template slots, and only at a trusted node. The
+/// caller may leave the other path counts unread.
+pub fn uses_path_count(chars: u32, support: u64, params: &Params) -> bool {
+    chars < params.template_slot_chars && confidence(support, params.support_half) >= 0.5
+}
+
 /// Classifies the blocks of one page; `out` receives one reason per block, in order.
 pub fn classify(
     blocks: &[BlockFacts<'_>],
@@ -214,7 +235,7 @@ fn classify_with(
             }
             Some(_)
                 if trusted
-                    && block.chars < params.template_slot_chars
+                    && uses_path_count(block.chars, node.support, params)
                     && (block.path_count.saturating_sub(1) as f64)
                         >= params.template_path_share * others =>
             {
@@ -241,7 +262,14 @@ fn classify_with(
             }
         }
     }
-    let Some(main) = main_subtree(blocks, out, params.group_level, index_page) else {
+    let Some(main) = main_subtree(
+        blocks,
+        out,
+        params.group_level,
+        index_page,
+        params.block_cost,
+        1.0 - confidence(node.support, params.support_half),
+    ) else {
         return;
     };
     // A main subtree made mostly of links is a list page (an index, a table of contents): there
@@ -256,7 +284,11 @@ fn classify_with(
     let list_page = links as f64 > params.link_dense * text as f64;
     for (block, reason) in blocks.iter().zip(out.iter_mut()) {
         let inside = within(block, main);
-        if *reason == Reason::Unique && !inside {
+        if *reason == Reason::Template && inside {
+            // Inside the main text every paragraph's path recurs: there a short block's path
+            // says nothing, and it is judged like the text around it.
+            *reason = Reason::Unique;
+        } else if *reason == Reason::Unique && !inside {
             *reason = Reason::OutsideMainSubtree;
         } else if *reason == Reason::LinkDense && inside && list_page {
             *reason = Reason::Unique;
@@ -296,6 +328,8 @@ fn main_subtree(
     reasons: &[Reason],
     level: usize,
     links_are_text: bool,
+    block_cost: u32,
+    doubt: f64,
 ) -> Option<Main> {
     let text = |b: &BlockFacts<'_>| {
         if links_are_text {
@@ -314,9 +348,13 @@ fn main_subtree(
         Some(&b.ancestors[..=at])
     })?;
     let mut scores = vec![0i64; chain.len()];
+    // A block is evidence for a subtree by its text beyond the cost of a short phrase; the page
+    // alone (a doubtful node) charges the full cost, a trusted node, whose counts have already
+    // removed the template, almost none.
+    let cost = (f64::from(block_cost) * doubt).round() as i64;
     for (block, reason) in blocks.iter().zip(reasons) {
         let weight = match reason {
-            Reason::Unique => i64::from(text(block)),
+            Reason::Unique => i64::from(text(block)) - cost,
             Reason::NoLetters => continue,
             _ => -i64::from(block.chars),
         };
@@ -458,17 +496,22 @@ mod tests {
 
     #[test]
     fn recurring_paths_mark_short_slots_once_the_node_is_trusted() {
-        // A short byline whose path is on every page, words unique.
+        // A short date in the page header whose path is on every page, words unique, beside the
+        // article; and a short line inside the article in a path as common.
+        let header = [0, 1, 11, 12];
         let blocks = [
             block(&ARTICLE[0], 300, 0, 1, 3),
             block(&ARTICLE[1], 20, 0, 1, 10),
+            block(&header, 20, 0, 1, 10),
         ];
-        assert_eq!(
-            run(&blocks, 3)[1],
-            Reason::Unique,
+        assert_ne!(
+            run(&blocks, 3)[2],
+            Reason::Template,
             "support 3: not trusted yet"
         );
-        assert_eq!(run(&blocks, 10)[1], Reason::Template);
+        assert_eq!(run(&blocks, 10)[2], Reason::Template);
+        // Inside the main text a recurring path is every paragraph's: the line is kept.
+        assert_eq!(run(&blocks, 10)[1], Reason::Unique);
         // Long text in a recurring path is prose, not a slot.
         let long = [block(&ARTICLE[0], 300, 0, 1, 10)];
         assert_eq!(run(&long, 10)[0], Reason::Unique);
@@ -489,6 +532,43 @@ mod tests {
         let reasons = run(&blocks, 3);
         assert_eq!(&reasons[..3], &[Reason::Unique; 3]);
         assert_eq!(reasons[3], Reason::Repeated);
+    }
+
+    #[test]
+    fn short_blocks_beside_the_article_do_not_widen_it_on_a_new_domain() {
+        // body(1) > div(2) > article div(3) > p(4, 5); sidebar ul(6) > li(7..18): twelve short
+        // unique labels beside the article, more text than its second paragraph.
+        let article = [[0, 1, 2, 3, 4], [0, 1, 2, 3, 5]];
+        let items: Vec<[u32; 5]> = (7..19).map(|li| [0, 1, 2, 6, li]).collect();
+        let mut blocks = vec![
+            block(&article[0], 300, 0, 1, 1),
+            block(&article[1], 250, 0, 1, 1),
+        ];
+        blocks.extend(items.iter().map(|a| block(a, 15, 0, 1, 1)));
+        let reasons = run(&blocks, 1);
+        assert_eq!(&reasons[..2], &[Reason::Unique; 2]);
+        assert!(
+            reasons[2..]
+                .iter()
+                .all(|r| *r == Reason::OutsideMainSubtree),
+            "{reasons:?}"
+        );
+        // Without the cost the labels pull the main subtree up to the wrapper.
+        let mut out = Vec::new();
+        let free = Params {
+            block_cost: 0,
+            ..Params::default()
+        };
+        classify(
+            &blocks,
+            NodeFacts {
+                support: 1,
+                c_max: 1,
+            },
+            &free,
+            &mut out,
+        );
+        assert!(out.iter().all(|r| *r == Reason::Unique), "{out:?}");
     }
 
     #[test]

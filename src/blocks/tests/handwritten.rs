@@ -176,9 +176,12 @@ fn link_chars() {
     assert_eq!(b.text, "Home | News");
     assert_eq!((b.link_chars, b.chars), (8, 11));
     // A new <a> closes an unclosed one; a block-level end tag closes an open <a>.
-    let b = &split("<p><a>one<a>two</p><p>three</p>");
+    let b = &split("<p><a href=1>one<a href=2>two</p><p>three</p>");
     assert_eq!((b[0].link_chars, b[0].chars), (6, 6));
     assert_eq!((b[1].link_chars, b[1].chars), (0, 5));
+    // A named anchor (no href) is not a link, even left open over the text.
+    let b = &split("<p><a name=top>Chapter one<p>Some text</p>");
+    assert_eq!((b[0].link_chars, b[1].link_chars), (0, 0));
     // `</a>` with a block opened inside it: the text after the block's end is not a link.
     let b = split("<a href=x><div>in</a>out</div>");
     assert_eq!(
