@@ -29,6 +29,7 @@ use urltree::state::{StateDump, Store};
 const INPUT: &str = "raw-html";
 const OUTPUT: &str = "clean-text";
 const DLQ: &str = "dead-letters";
+const CHANGELOG: &str = "urltree-changelog";
 /// Event time of the n-th sample page (the sample has no `fetched_at`), so the local reference
 /// run and the worker store identical fingerprints.
 const BASE_TIME_MS: i64 = 1_700_000_000_000;
@@ -101,11 +102,16 @@ fn tansu_binary() -> PathBuf {
     path
 }
 
+/// Creates the topics, and the changelog with as many partitions as the input.
 async fn create_topics(broker: &Broker, topics: &[(&str, i32)]) {
     let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
         .set("bootstrap.servers", &broker.addr)
         .create()
         .unwrap();
+    let mut topics = topics.to_vec();
+    if let Some(&(_, partitions)) = topics.iter().find(|(name, _)| *name == INPUT) {
+        topics.push((CHANGELOG, partitions));
+    }
     let new: Vec<NewTopic<'_>> = topics
         .iter()
         .map(|(name, partitions)| NewTopic::new(name, *partitions, TopicReplication::Fixed(1)))
@@ -565,15 +571,15 @@ dead_letter = "{DLQ}"
     )
     .unwrap();
 
-    // Exactly-once is named but refused with a clear message.
+    // An unknown delivery mode is refused with a clear message.
     let refused = Command::new(env!("CARGO_BIN_EXE_urltree"))
         .args(["run", "--config", config.to_str().unwrap()])
-        .env("URLTREE_KAFKA__DELIVERY", "exactly-once")
+        .env("URLTREE_KAFKA__DELIVERY", "twice")
         .output()
         .unwrap();
     assert!(!refused.status.success());
     let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert!(stderr.contains("not yet supported"), "{stderr}");
+    assert!(stderr.contains("delivery"), "{stderr}");
 
     let mut child = Command::new(env!("CARGO_BIN_EXE_urltree"))
         .args(["run", "--config", config.to_str().unwrap()])

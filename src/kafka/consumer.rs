@@ -258,12 +258,22 @@ impl ClientContext for DriverContext {
         };
         let assigned: Vec<i32> = self.workers().keys().copied().collect();
         for (partition, stats) in &topic.partitions {
-            if *partition >= 0 && stats.consumer_lag >= 0 && assigned.contains(partition) {
+            // read_committed lag is measured against the last stable offset; a broker that does
+            // not report one leaves it at -1, so fall back to the high watermark.
+            let position = stats.app_offset.max(stats.committed_offset);
+            let lag = if stats.consumer_lag >= 0 {
+                stats.consumer_lag
+            } else if stats.hi_offset >= 0 && position >= 0 {
+                (stats.hi_offset - position).max(0)
+            } else {
+                -1
+            };
+            if *partition >= 0 && lag >= 0 && assigned.contains(partition) {
                 self.shared
                     .metrics
                     .consumer_lag
                     .with_label_values(&[&partition.to_string()])
-                    .set(stats.consumer_lag);
+                    .set(lag);
             }
         }
     }
