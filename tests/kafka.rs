@@ -862,3 +862,268 @@ async fn throughput_through_the_broker() {
             .join("; ")
     );
 }
+
+/// The pages of the crash trials: the Rust-books sample (one domain) interleaved with synthetic
+/// pages of four template sites, so both input partitions carry work.
+fn trial_pages() -> Vec<(String, Vec<u8>)> {
+    let mut pages = Vec::new();
+    for (i, page) in sample().into_iter().enumerate() {
+        pages.push(("rust-lang.org".to_owned(), page));
+        if i % 2 == 0 {
+            let site = i % 8 / 2;
+            pages.push((format!("site{site}.example"), site_page(site, i)));
+        }
+    }
+    pages
+}
+
+/// A config file for the `urltree` binary against `broker`, with a small retention so evictions
+/// (changelog tombstones) happen.
+fn binary_config(broker: &Broker, dir: &Path, group: &str, http_port: u16) -> PathBuf {
+    let path = dir.join(format!("{group}.toml"));
+    std::fs::write(
+        &path,
+        format!(
+            r#"[state]
+path = "{state}"
+
+[retention]
+max_docs = 40
+min_keep = 10
+
+[input]
+batch_size = 8
+
+[kafka]
+brokers = "{brokers}"
+group_id = "{group}"
+group_instance_id = "{group}-0"
+http_listen = "127.0.0.1:{http_port}"
+batch_linger_ms = 20
+max_in_flight = 64
+shutdown_timeout_secs = 20
+
+[kafka.topics]
+input = "{INPUT}"
+output = "{OUTPUT}"
+dead_letter = "{DLQ}"
+changelog = "{CHANGELOG}"
+
+[kafka.consumer_properties]
+"session.timeout.ms" = 6000
+"heartbeat.interval.ms" = 500
+"#,
+            state = dir.join("state").display(),
+            brokers = broker.addr,
+        ),
+    )
+    .unwrap();
+    path
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port()
+}
+
+/// GET from a port that may not be listening yet: `None` while nothing answers.
+fn try_get(port: u16, path: &str) -> Option<(u16, String)> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).ok()?;
+    let status = response.get(9..12)?.parse().ok()?;
+    let body = response.split_once("\r\n\r\n")?.1.to_owned();
+    Some((status, body))
+}
+
+/// A small deterministic generator for kill points (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
+    }
+}
+
+/// Reads every message of `topic` until `want` distinct source offsets have arrived and nothing
+/// more comes for `quiet`; returns (partition, offset) → every payload seen for it.
+fn read_all(
+    consumer: &BaseConsumer,
+    want: usize,
+    quiet: Duration,
+) -> BTreeMap<(i32, i64), Vec<(Vec<u8>, Vec<u8>)>> {
+    let mut out: BTreeMap<(i32, i64), Vec<(Vec<u8>, Vec<u8>)>> = BTreeMap::new();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut last = Instant::now();
+    while out.len() < want || last.elapsed() < quiet {
+        assert!(
+            Instant::now() < deadline,
+            "only {} of {want} inputs have an output",
+            out.len()
+        );
+        if let Some(message) = consumer.poll(Duration::from_millis(100)) {
+            let message = message.unwrap();
+            let payload = message.payload().unwrap_or_default().to_vec();
+            let value: Value = serde_json::from_slice(&payload).unwrap();
+            let at = (
+                value["source"]["partition"].as_i64().unwrap() as i32,
+                value["source"]["offset"].as_i64().unwrap(),
+            );
+            let key = message.key().unwrap_or_default().to_vec();
+            out.entry(at).or_default().push((key, payload));
+            last = Instant::now();
+        }
+    }
+    out
+}
+
+/// `trials` kills (`kill -9`) of the `urltree` binary at random points while it works through a
+/// stream, each followed by a restart over the same state directory; then checks that every input
+/// has an output, that every repeated output is byte-identical to the first (same key, same
+/// source), and that each partition's state equals an uninterrupted local run's.
+async fn kill_trials(trials: usize, seed: u64) {
+    let broker = Broker::start();
+    create_topics(&broker, &[(INPUT, 2), (OUTPUT, 2), (DLQ, 1)]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let producer = producer(&broker);
+    let pages = trial_pages();
+    let port = free_port();
+    let config = binary_config(&broker, dir.path(), "urltree-kill", port);
+    let mut rng = Rng(seed | 1);
+    let mut produced: Vec<(i32, i64, i64, usize)> = Vec::new(); // partition, offset, time, page
+    let per_trial = pages.len().div_ceil(trials);
+    let spawn = || {
+        Command::new(env!("CARGO_BIN_EXE_urltree"))
+            .args(["run", "--config", config.to_str().unwrap()])
+            .env("RUST_LOG", "warn")
+            .env_remove("URLTREE_CONFIG")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let mut kills = 0;
+    for trial in 0..trials {
+        for i in trial * per_trial..((trial + 1) * per_trial).min(pages.len()) {
+            let (key, page) = &pages[i];
+            let time = BASE_TIME_MS + i as i64 * 1000;
+            let (partition, offset) = produce(&producer, key, Some(page), time).await;
+            produced.push((partition, offset, time, i));
+        }
+        let mut child = spawn();
+        let ready = Instant::now() + Duration::from_secs(60);
+        while try_get(port, "/readyz").is_none_or(|(status, _)| status != 200) {
+            assert!(
+                Instant::now() < ready,
+                "trial {trial}: the worker never got ready"
+            );
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "trial {trial}: the worker exited"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(Duration::from_millis(rng.below(400)));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        kills += 1;
+    }
+
+    // An uninterrupted end: the last run finishes the stream.
+    let mut child = spawn();
+    let outputs = reader(&broker, OUTPUT);
+    let got = read_all(&outputs, produced.len(), Duration::from_secs(2));
+    let (_, metrics_text) = try_get(port, "/metrics").expect("the final worker serves /metrics");
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    assert!(child.wait().unwrap().success());
+
+    // The reference: each partition's inputs through one engine, in offset order.
+    let mut reference_config = Config::load(Some(&config)).unwrap();
+    let mut duplicates = 0;
+    for partition in 0..2 {
+        reference_config.state.path = dir.path().join(format!("reference-{partition}"));
+        let mut engine = Engine::open(&reference_config).unwrap();
+        let mine: Vec<_> = produced.iter().filter(|p| p.0 == partition).collect();
+        let inputs: Vec<Input<'_>> = mine
+            .iter()
+            .map(|&&(partition, offset, time, i)| Input {
+                bytes: &pages[i].1,
+                source: Source {
+                    topic: INPUT.into(),
+                    partition,
+                    offset,
+                },
+                timestamp_ms: Some(time),
+            })
+            .collect();
+        let outcomes = engine.process_batch(&inputs, None).unwrap();
+        for (outcome, &&(_, offset, _, _)) in outcomes.iter().zip(&mine) {
+            let Outcome::Clean(clean) = outcome else {
+                panic!("every trial page is clean: {outcome:?}");
+            };
+            let expected = serde_json::to_vec(clean).unwrap();
+            let copies = got
+                .get(&(partition, offset))
+                .unwrap_or_else(|| panic!("input {partition}/{offset} has no output"));
+            for (key, payload) in copies {
+                assert_eq!(key, clean.domain.as_bytes(), "key of {partition}/{offset}");
+                assert!(
+                    payload == &expected,
+                    "output of {partition}/{offset} differs from the uninterrupted run:\n{}\n{}",
+                    String::from_utf8_lossy(payload),
+                    String::from_utf8_lossy(&expected)
+                );
+            }
+            duplicates += copies.len() - 1;
+        }
+        let mut state_config = reference_config.clone();
+        state_config.state.path = dir.path().join(format!("state/p{partition}"));
+        let store = Store::open(&state_config.state).unwrap();
+        assert_eq!(
+            store.dump().unwrap(),
+            engine.store().dump().unwrap(),
+            "state of partition {partition}"
+        );
+    }
+    assert_eq!(got.len(), produced.len(), "an output for every input");
+    let commits = metric(
+        &metrics_text,
+        "urltree_transactions_total{outcome=\"commit\"}",
+    );
+    assert!(commits > 0.0, "{metrics_text}");
+    println!(
+        "kill trials: {kills} kill -9 over {} pages, 0 lost, {duplicates} repeated outputs \
+         (all byte-identical), state equal to the uninterrupted run",
+        produced.len()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_9_trials_lose_nothing_and_count_nothing_twice() {
+    kill_trials(10, 0x5EED_0001).await;
+}
+
+/// More kill points than CI runs: `cargo test --test kafka -- --ignored kill_9_soak`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "soak; run by hand"]
+async fn kill_9_soak() {
+    let seed = std::env::var("URLTREE_KILL_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x5EED_0002);
+    kill_trials(50, seed).await;
+}
