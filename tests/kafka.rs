@@ -657,13 +657,14 @@ fn site_page(site: usize, n: usize) -> Vec<u8> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_second_worker_takes_partitions_over_without_loss_or_repeats() {
+async fn workers_joining_and_leaving_restore_state_without_loss_or_repeats() {
     let broker = Broker::start();
     create_topics(&broker, &[(INPUT, 4), (OUTPUT, 4), (DLQ, 1)]).await;
     let dir = tempfile::tempdir().unwrap();
     let producer = producer(&broker);
     let sites = 8;
-    let mut produced = Vec::new();
+    // (partition, offset) → (site, n) of every page produced.
+    let mut produced: BTreeMap<(i32, i64), (usize, usize)> = BTreeMap::new();
     let produce_round = |round: usize| {
         let producer = &producer;
         async move {
@@ -671,7 +672,9 @@ async fn a_second_worker_takes_partitions_over_without_loss_or_repeats() {
             for n in round * 20..(round + 1) * 20 {
                 for site in 0..sites {
                     let key = format!("site{site}.example");
-                    at.push(produce(producer, &key, Some(&site_page(site, n)), BASE_TIME_MS).await);
+                    let coordinates =
+                        produce(producer, &key, Some(&site_page(site, n)), BASE_TIME_MS).await;
+                    at.push((coordinates, (site, n)));
                 }
             }
             at
@@ -691,12 +694,26 @@ async fn a_second_worker_takes_partitions_over_without_loss_or_repeats() {
     let mut seen = read(&outputs, produced.len(), Duration::ZERO);
 
     // The second member joins while more input streams in: the cooperative rebalance moves
-    // partitions, each revoked partition finishing its batch and committing before release.
+    // partitions, each revoked partition finishing its batch and committing before release; the
+    // new owner has no state for them and restores it from the changelog first.
     let second = Running::start(dynamic("b")).await;
-    for round in 1..4 {
+    for round in 1..3 {
         produced.extend(produce_round(round).await);
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
+    seen.extend(read(
+        &outputs,
+        produced.len() - seen.len(),
+        Duration::from_secs(1),
+    ));
+    // A third joins and leaves again: partitions come back to workers whose local state for them
+    // is stale (behind the committed offset), which they restore.
+    let third = Running::start(dynamic("c")).await;
+    produced.extend(produce_round(3).await);
+    seen.extend(read(&outputs, produced.len() - seen.len(), Duration::ZERO));
+    let c = get(third.http, "/metrics").await.1;
+    third.stop().await;
+    produced.extend(produce_round(4).await);
     seen.extend(read(
         &outputs,
         produced.len() - seen.len(),
@@ -713,14 +730,75 @@ async fn a_second_worker_takes_partitions_over_without_loss_or_repeats() {
         })
         .collect();
     got.sort_unstable();
-    produced.sort_unstable();
-    assert_eq!(got, produced, "every input exactly once");
+    let all: Vec<(i32, i64)> = produced.keys().copied().collect();
+    assert_eq!(got, all, "every input exactly once");
+
+    // Every output, restored partitions included, equals the uninterrupted run's record.
+    let mut reference = HashMap::new();
+    for partition in 0..4 {
+        let mut config = Config::default();
+        config.state.path = dir.path().join(format!("reference-{partition}"));
+        let mut engine = Engine::open(&config).unwrap();
+        let pages: Vec<((i32, i64), Vec<u8>)> = produced
+            .iter()
+            .filter(|((p, _), _)| *p == partition)
+            .map(|(&at, &(site, n))| (at, site_page(site, n)))
+            .collect();
+        let inputs: Vec<Input<'_>> = pages
+            .iter()
+            .map(|((partition, offset), bytes)| Input {
+                bytes,
+                source: Source {
+                    topic: INPUT.into(),
+                    partition: *partition,
+                    offset: *offset,
+                },
+                timestamp_ms: Some(BASE_TIME_MS),
+            })
+            .collect();
+        for (outcome, (at, _)) in engine
+            .process_batch(&inputs, None)
+            .unwrap()
+            .iter()
+            .zip(&pages)
+        {
+            let Outcome::Clean(clean) = outcome else {
+                panic!("{outcome:?}");
+            };
+            reference.insert(*at, serde_json::to_value(clean).unwrap());
+        }
+    }
+    for out in &seen {
+        let at = (
+            out["source"]["partition"].as_i64().unwrap() as i32,
+            out["source"]["offset"].as_i64().unwrap(),
+        );
+        assert_eq!(out, &reference[&at], "output of {at:?}");
+    }
 
     let clean = |text: &str| metric(text, "urltree_pages_total{outcome=\"clean\"}");
+    let restored = |text: &str| metric(text, "urltree_restore_records_total");
     let a = get(first.http, "/metrics").await.1;
     let b = get(second.http, "/metrics").await.1;
     assert!(clean(&b) > 0.0, "the second worker processed nothing");
-    assert_eq!(clean(&a) + clean(&b), produced.len() as f64);
+    assert_eq!(clean(&a) + clean(&b) + clean(&c), produced.len() as f64);
+    assert!(
+        restored(&b) > 0.0 && restored(&a) + restored(&c) > 0.0,
+        "restores: a {} b {} c {}",
+        restored(&a),
+        restored(&b),
+        restored(&c)
+    );
+    for text in [&a, &b] {
+        assert_eq!(metric(text, "urltree_ready"), 1.0);
+        assert_eq!(metric(text, "urltree_restoring_partitions"), 0.0);
+        assert!(
+            metric(
+                text,
+                "urltree_changelog_records_total{kind=\"fingerprint\"}"
+            ) > 0.0
+        );
+    }
     assert_eq!(
         metric(&a, "urltree_assigned_partitions") + metric(&b, "urltree_assigned_partitions"),
         4.0
