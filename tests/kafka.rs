@@ -1033,14 +1033,17 @@ impl Rng {
     }
 }
 
+/// (partition, offset) of an input → (key, payload) of every output record seen for it.
+type Copies = BTreeMap<(i32, i64), Vec<(Vec<u8>, Vec<u8>)>>;
+
 /// Reads every message of `topic` until `want` distinct source offsets have arrived and nothing
 /// more comes for `quiet`; returns (partition, offset) → every payload seen for it.
 fn read_all(
     consumer: &BaseConsumer,
     want: usize,
     quiet: Duration,
-) -> BTreeMap<(i32, i64), Vec<(Vec<u8>, Vec<u8>)>> {
-    let mut out: BTreeMap<(i32, i64), Vec<(Vec<u8>, Vec<u8>)>> = BTreeMap::new();
+) -> Copies {
+    let mut out = Copies::new();
     let deadline = Instant::now() + Duration::from_secs(120);
     let mut last = Instant::now();
     while out.len() < want || last.elapsed() < quiet {
@@ -1092,8 +1095,8 @@ async fn kill_trials(trials: usize, seed: u64) {
     };
     let mut kills = 0;
     for trial in 0..trials {
-        for i in trial * per_trial..((trial + 1) * per_trial).min(pages.len()) {
-            let (key, page) = &pages[i];
+        let slice = trial * per_trial..((trial + 1) * per_trial).min(pages.len());
+        for (i, (key, page)) in pages.iter().enumerate().take(slice.end).skip(slice.start) {
             let time = BASE_TIME_MS + i as i64 * 1000;
             let (partition, offset) = produce(&producer, key, Some(page), time).await;
             produced.push((partition, offset, time, i));
@@ -1204,4 +1207,124 @@ async fn kill_9_soak() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(0x5EED_0002);
     kill_trials(50, seed).await;
+}
+
+/// Restore speed, for the README (not part of CI): a changelog partition holding 10,000 documents
+/// of the shared corpus (every set, repeated under distinct paths until 10,000) is read back and
+/// the state rebuilt; prints the seconds and checks the rebuilt state equals the original.
+/// `cargo test --release --test kafka -- --ignored --nocapture restore_speed`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "measurement; run by hand"]
+async fn restore_speed_of_10000_documents() {
+    use std::sync::atomic::AtomicBool;
+    use urltree::kafka::changelog;
+    use urltree::kafka::producer::{OutRecord, Producer};
+
+    const DOCS: usize = 10_000;
+    let corpus = urltree::corpus::require_shared_dir();
+    let mut originals = Vec::new();
+    let mut sets: Vec<PathBuf> = std::fs::read_dir(&corpus)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("docs.jsonl.gz").exists())
+        .collect();
+    sets.sort();
+    for set in &sets {
+        for page in urltree::corpus::load(set).unwrap() {
+            originals.push(page.record);
+        }
+    }
+    let mut records = Vec::with_capacity(DOCS);
+    for copy in 0.. {
+        for original in &originals {
+            if records.len() == DOCS {
+                break;
+            }
+            let mut value: Value = serde_json::from_slice(original).unwrap();
+            let url = value["url"].as_str().unwrap().to_owned();
+            let host_end = url
+                .find("://")
+                .and_then(|s| url[s + 3..].find('/').map(|i| s + 3 + i))
+                .unwrap_or(url.len());
+            value["url"] = Value::String(format!(
+                "{}/copy{copy}{}",
+                &url[..host_end],
+                &url[host_end..]
+            ));
+            value.as_object_mut().unwrap().remove("response_url");
+            records.push(serde_json::to_vec(&value).unwrap());
+        }
+        if records.len() == DOCS {
+            break;
+        }
+    }
+
+    let broker = Broker::start();
+    create_topics(&broker, &[(INPUT, 1), (OUTPUT, 1), (DLQ, 1)]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = worker_config(&broker, &dir.path().join("restored"), "restore-bench");
+    config.input.domain_check = urltree::config::DomainCheck::TrustRecord;
+    config.kafka.topics.changelog = CHANGELOG.into();
+    let mut original_config = config.clone();
+    original_config.state.path = dir.path().join("original");
+    let mut engine = Engine::open(&original_config).unwrap();
+    let producer = Producer::new(&config.kafka, tokio::runtime::Handle::current()).unwrap();
+    let mut documents = 0;
+    let mut changelog_records = 0;
+    tokio::task::block_in_place(|| {
+        for (chunk_index, chunk) in records.chunks(256).enumerate() {
+            let inputs: Vec<Input<'_>> = chunk
+                .iter()
+                .enumerate()
+                .map(|(i, bytes)| Input {
+                    bytes,
+                    source: Source {
+                        topic: INPUT.into(),
+                        partition: 0,
+                        offset: (chunk_index * 256 + i) as i64,
+                    },
+                    timestamp_ms: Some(BASE_TIME_MS),
+                })
+                .collect();
+            engine
+                .process_batch_then(&inputs, None, |outcomes, changes| {
+                    documents += outcomes
+                        .iter()
+                        .filter(|o| matches!(o, Outcome::Clean(_)))
+                        .count();
+                    changelog_records += changes.len();
+                    let out: Vec<OutRecord<'_>> =
+                        changelog::records(CHANGELOG, 0, changes).collect();
+                    producer.deliver_blocking(&out).map(|_| ())
+                })
+                .unwrap();
+        }
+    });
+
+    let metrics = urltree::kafka::Metrics::new().unwrap();
+    let mut partition_config = config.clone();
+    partition_config.state.path = dir.path().join("restored/p0");
+    let started = Instant::now();
+    let stats = tokio::task::block_in_place(|| {
+        changelog::restore_state(
+            &partition_config,
+            0,
+            records.len() as u64,
+            &metrics,
+            &AtomicBool::new(false),
+        )
+        .unwrap()
+    });
+    let seconds = started.elapsed().as_secs_f64();
+    let restored = Store::open(&partition_config.state).unwrap();
+    assert_eq!(restored.dump().unwrap(), engine.store().dump().unwrap());
+    assert_eq!(stats.documents as usize, documents);
+    println!(
+        "restore: {} changelog records ({changelog_records} produced), {} documents of {} corpus \
+         sets rebuilt in {seconds:.2} s ({:.0} documents/s)",
+        stats.read,
+        stats.documents,
+        sets.len(),
+        stats.documents as f64 / seconds
+    );
 }

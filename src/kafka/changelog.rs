@@ -16,8 +16,9 @@ use thiserror::Error;
 use super::config::KafkaConfig;
 use super::metrics::Metrics;
 use super::producer::{OutRecord, TracingContext, OFFSET_HEADER};
+use crate::config::Config;
 use crate::engine::Change;
-use crate::state::Rebuild;
+use crate::state::{Rebuild, RebuildStats, StateError, Store};
 
 impl ConsumerContext for TracingContext {}
 
@@ -145,4 +146,47 @@ pub fn read(
     metrics.restore_records.inc_by(read % 1024);
     remaining.set(0);
     Ok(read)
+}
+
+/// A partition's state could not be restored.
+#[derive(Debug, Error)]
+pub enum RestoreFailure {
+    /// The changelog could not be read.
+    #[error(transparent)]
+    Changelog(RestoreError),
+    /// The new state could not be written.
+    #[error(transparent)]
+    State(#[from] StateError),
+    /// The stale state could not be removed.
+    #[error("removing the stale state: {0}")]
+    Remove(std::io::Error),
+    /// The worker was stopped.
+    #[error("restore stopped")]
+    Stopped,
+}
+
+/// Rebuilds the state of input partition `partition` at `config.state.path` as of input offset
+/// `upto`: reads the partition's changelog to its end, then replaces whatever state was there by
+/// the retained documents, in batches of `kafka.restore_batch_size`, with the progress `upto` in
+/// the last batch (a restore cut short leaves no progress, so it runs again).
+pub fn restore_state(
+    config: &Config,
+    partition: i32,
+    upto: u64,
+    metrics: &Metrics,
+    stop: &AtomicBool,
+) -> Result<RebuildStats, RestoreFailure> {
+    tracing::info!(partition, upto, "restoring the state from the changelog");
+    let mut rebuild = Rebuild::new(upto);
+    read(&config.kafka, partition, &mut rebuild, metrics, stop).map_err(|e| match e {
+        RestoreError::Stopped => RestoreFailure::Stopped,
+        e => RestoreFailure::Changelog(e),
+    })?;
+    let path = &config.state.path;
+    if path.exists() {
+        std::fs::remove_dir_all(path).map_err(RestoreFailure::Remove)?;
+    }
+    let store = Store::open(&config.state)?;
+    let progress = super::worker::progress_source(&config.kafka.topics.input, partition);
+    Ok(rebuild.apply(&store, &progress, config.kafka.restore_batch_size)?)
 }

@@ -89,7 +89,12 @@ impl ClientContext for TracingContext {
     }
 
     fn error(&self, error: KafkaError, reason: &str) {
-        tracing::error!(target: "librdkafka", "{error}: {reason}");
+        if matches!(error, KafkaError::PartitionEOF(_)) {
+            // The changelog reader asks for end-of-partition events.
+            tracing::debug!(target: "librdkafka", "{error}: {reason}");
+        } else {
+            tracing::error!(target: "librdkafka", "{error}: {reason}");
+        }
     }
 }
 

@@ -46,7 +46,7 @@ use super::producer::{DeliveryError, OutRecord, Producer};
 use crate::config::Config;
 use crate::engine::{Change, Engine, EngineError, Input, Outcome};
 use crate::record::{DeadLetter, ErrorKind, Source};
-use crate::state::{Rebuild, StateError, Store};
+
 
 /// Bytes reserved for a message's framing, headers and key beyond its value when checking it
 /// against the producer's `message.max.bytes`.
@@ -334,7 +334,7 @@ fn restore(shared: &Shared, config: &Config, partition: i32, upto: u64, stop: &A
     let mut backoff = Duration::from_millis(200);
     loop {
         let started = Instant::now();
-        match restore_once(shared, config, partition, upto, stop) {
+        match changelog::restore_state(config, partition, upto, &shared.metrics, stop) {
             Ok(stats) => {
                 tracing::info!(
                     partition,
@@ -347,7 +347,7 @@ fn restore(shared: &Shared, config: &Config, partition: i32, upto: u64, stop: &A
                 );
                 return true;
             }
-            Err(RestoreFailure::Stopped) => return false,
+            Err(changelog::RestoreFailure::Stopped) => return false,
             Err(e) => {
                 tracing::error!(
                     partition,
@@ -361,43 +361,6 @@ fn restore(shared: &Shared, config: &Config, partition: i32, upto: u64, stop: &A
         }
         backoff = (backoff * 2).min(Duration::from_secs(10));
     }
-}
-
-#[derive(Debug, Error)]
-enum RestoreFailure {
-    #[error(transparent)]
-    Changelog(changelog::RestoreError),
-    #[error(transparent)]
-    State(#[from] StateError),
-    #[error("removing the stale state: {0}")]
-    Remove(std::io::Error),
-    #[error("stopped")]
-    Stopped,
-}
-
-fn restore_once(
-    shared: &Shared,
-    config: &Config,
-    partition: i32,
-    upto: u64,
-    stop: &AtomicBool,
-) -> Result<crate::state::RebuildStats, RestoreFailure> {
-    let metrics = &shared.metrics;
-    tracing::info!(partition, upto, "restoring the state from the changelog");
-    let mut rebuild = Rebuild::new(upto);
-    changelog::read(&config.kafka, partition, &mut rebuild, metrics, stop).map_err(
-        |e| match e {
-            changelog::RestoreError::Stopped => RestoreFailure::Stopped,
-            e => RestoreFailure::Changelog(e),
-        },
-    )?;
-    let path = &config.state.path;
-    if path.exists() {
-        std::fs::remove_dir_all(path).map_err(RestoreFailure::Remove)?;
-    }
-    let store = Store::open(&config.state)?;
-    let progress = progress_source(&config.kafka.topics.input, partition);
-    Ok(rebuild.apply(&store, &progress, config.kafka.restore_batch_size)?)
 }
 
 struct PartitionRun {
