@@ -321,8 +321,8 @@ impl ConsumerContext for DriverContext {
 }
 
 /// The `urltree run` worker: a consumer group member that turns raw-html input into clean-text
-/// output and dead letters (at-least-once; see the module [`super::worker`] for the order of
-/// effects).
+/// output, dead letters and changelog records, exactly-once or at-least-once per
+/// `kafka.delivery` (see the module [`super::worker`] for the order of effects and the restore).
 pub struct Worker {
     consumer: Arc<StreamConsumer>,
     context: Arc<DriverContext>,

@@ -139,3 +139,32 @@ fn route(req: &Request<Incoming>, status: &Status) -> Response<Full<Bytes>> {
         _ => text(StatusCode::NOT_FOUND, PLAIN, "not found\n".into()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn not_ready_while_any_partition_restores_and_the_gauges_agree() {
+        let metrics = Metrics::new().unwrap();
+        let ready = Readiness::new(metrics.clone());
+        let agree = |expected: bool| {
+            assert_eq!(ready.is_ready(), expected);
+            assert_eq!(metrics.ready.get(), i64::from(expected));
+        };
+        agree(false);
+        ready.set_assigned(true);
+        agree(true);
+        ready.restore_started();
+        ready.restore_started();
+        agree(false);
+        assert_eq!(metrics.restoring_partitions.get(), 2);
+        ready.restore_finished();
+        agree(false);
+        ready.restore_finished();
+        agree(true);
+        assert_eq!(metrics.restoring_partitions.get(), 0);
+        ready.set_assigned(false);
+        agree(false);
+    }
+}
