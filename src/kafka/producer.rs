@@ -89,7 +89,10 @@ impl ClientContext for TracingContext {
     }
 
     fn error(&self, error: KafkaError, reason: &str) {
-        if matches!(error, KafkaError::PartitionEOF(_)) {
+        if matches!(
+            error,
+            KafkaError::PartitionEOF(_) | KafkaError::Global(RDKafkaErrorCode::PartitionEOF)
+        ) {
             // The changelog reader asks for end-of-partition events.
             tracing::debug!(target: "librdkafka", "{error}: {reason}");
         } else {
