@@ -182,9 +182,16 @@ pub fn restore_state(
         RestoreError::Stopped => RestoreFailure::Stopped,
         e => RestoreFailure::Changelog(e),
     })?;
+    // Moved aside first (atomic), so a crash while deleting never leaves a half-deleted database
+    // where the state belongs.
     let path = &config.state.path;
+    let stale = path.with_extension("stale");
+    if stale.exists() {
+        std::fs::remove_dir_all(&stale).map_err(RestoreFailure::Remove)?;
+    }
     if path.exists() {
-        std::fs::remove_dir_all(path).map_err(RestoreFailure::Remove)?;
+        std::fs::rename(path, &stale).map_err(RestoreFailure::Remove)?;
+        std::fs::remove_dir_all(&stale).map_err(RestoreFailure::Remove)?;
     }
     let store = Store::open(&config.state)?;
     let progress = super::worker::progress_source(&config.kafka.topics.input, partition);

@@ -133,7 +133,18 @@ impl DriverContext {
         for &partition in &partitions {
             wanted.add_partition(&input, partition);
         }
-        let committed = match consumer.committed_offsets(wanted, Duration::from_secs(30)) {
+        let mut attempt = 0;
+        let committed = loop {
+            attempt += 1;
+            match consumer.committed_offsets(wanted.clone(), Duration::from_secs(20)) {
+                Err(e) if attempt < 3 => {
+                    tracing::warn!("reading committed offsets (attempt {attempt}): {e}");
+                    std::thread::sleep(Duration::from_secs(1));
+                }
+                result => break result,
+            }
+        };
+        let committed = match committed {
             Ok(committed) => committed,
             Err(e) => {
                 // Without the committed position the state cannot be reconciled safely.
