@@ -851,9 +851,14 @@ async fn an_output_over_the_message_limit_becomes_a_dead_letter_and_the_partitio
     running.stop().await;
 }
 
-/// Throughput through the broker, for the README's numbers (not part of CI):
+/// Throughput and latency through the broker, for the README's numbers (not part of CI):
 /// `URLTREE_KAFKA_BENCH_CORPUS=../shared/corpus/NAME/docs.jsonl.gz cargo test --release --test
-/// kafka -- --ignored --nocapture`. Pages are keyed by their `domain` field over 4 partitions.
+/// kafka -- --ignored --nocapture throughput`. Pages are keyed by their `domain` field over 4
+/// partitions, exactly-once. For 1 and 2 workers: pages/s with the whole corpus waiting in the
+/// input (from the first output to the last), then end-to-end latency (output received minus the
+/// input record's timestamp, which the output carries as `processed_at`) with the corpus produced
+/// again, paced at half that rate. Numbers go to stdout and to `URLTREE_KAFKA_BENCH_OUT` (JSON,
+/// default `target/kafka-bench.json`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "measurement; run by hand"]
 async fn throughput_through_the_broker() {
@@ -866,79 +871,184 @@ async fn throughput_through_the_broker() {
     flate2::read::MultiGzDecoder::new(std::fs::File::open(&corpus).unwrap())
         .read_to_string(&mut text)
         .unwrap();
+    let lines: Vec<(String, String)> = text
+        .lines()
+        .map(|line| {
+            let record: Value = serde_json::from_str(line).unwrap();
+            let key = record["domain"].as_str().unwrap_or("none").to_owned();
+            (key, line.to_owned())
+        })
+        .collect();
+    let mut results = Vec::new();
+    for workers in [1, 2] {
+        let result = bench_workers(&lines, workers).await;
+        println!(
+            "{}: {workers} worker(s): {} pages, {:.0} pages/s; latency at {:.0} pages/s: p50 {:.1} ms, p99 {:.1} ms",
+            corpus.display(),
+            lines.len(),
+            result["pages_per_sec"].as_f64().unwrap(),
+            result["paced_pages_per_sec"].as_f64().unwrap(),
+            result["latency_p50_ms"].as_f64().unwrap(),
+            result["latency_p99_ms"].as_f64().unwrap(),
+        );
+        results.push(result);
+    }
+    let out = std::env::var_os("URLTREE_KAFKA_BENCH_OUT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/kafka-bench.json"));
+    let report = serde_json::json!({
+        "corpus": corpus.display().to_string(),
+        "pages": lines.len(),
+        "runs": results,
+    });
+    std::fs::write(&out, serde_json::to_string_pretty(&report).unwrap()).unwrap();
+    println!("written to {}", out.display());
+}
+
+/// `url` with `segment` inserted as its first path segment (a distinct page of the same site).
+fn under_path(url: &str, segment: &str) -> String {
+    let host_end = url
+        .find("://")
+        .and_then(|s| url[s + 3..].find('/').map(|i| s + 3 + i))
+        .unwrap_or(url.len());
+    format!("{}/{segment}{}", &url[..host_end], &url[host_end..])
+}
+
+/// One benchmark run with `workers` workers on a fresh broker (see `throughput_through_the_broker`).
+async fn bench_workers(lines: &[(String, String)], workers: usize) -> Value {
     let broker = Broker::start();
     create_topics(&broker, &[(INPUT, 4), (OUTPUT, 4), (DLQ, 1)]).await;
     let producer = producer(&broker);
-    let mut html_bytes = 0;
-    let mut count = 0;
-    for (i, line) in text.lines().enumerate() {
-        let record: Value = serde_json::from_str(line).unwrap();
-        let key = record["domain"].as_str().unwrap_or("none").to_owned();
-        html_bytes += record["html"].as_str().map_or(0, str::len);
+    for (i, (key, line)) in lines.iter().enumerate() {
         produce(
             &producer,
-            &key,
+            key,
             Some(line.as_bytes()),
             BASE_TIME_MS + i as i64,
         )
         .await;
-        count += 1;
     }
     let dir = tempfile::tempdir().unwrap();
-    let mut config = worker_config(&broker, &dir.path().join("state"), "bench");
-    config.input.batch_size = 256;
-    config.kafka.max_in_flight = 4096;
-    config.input.domain_check = urltree::config::DomainCheck::TrustRecord;
+    let mut running = Vec::new();
+    for w in 0..workers {
+        let mut config = worker_config(&broker, &dir.path().join(format!("w{w}")), "bench");
+        config.kafka.topics.changelog = CHANGELOG.into();
+        config.kafka.group_instance_id = Some(String::new());
+        config.input.batch_size = 256;
+        config.kafka.max_in_flight = 4096;
+        config.input.domain_check = urltree::config::DomainCheck::TrustRecord;
+        running.push(Running::start(config).await);
+    }
     let outputs = reader(&broker, OUTPUT);
-    let started = Instant::now();
-    let running = Running::start(config).await;
+    // Phase 1: throughput with the whole corpus waiting.
+    let clean_total = |texts: &[String]| -> (f64, f64) {
+        let sum = |outcome: &str| {
+            texts
+                .iter()
+                .map(|t| metric(t, &format!("urltree_pages_total{{outcome=\"{outcome}\"}}")))
+                .sum::<f64>()
+        };
+        (
+            sum("clean"),
+            sum("clean") + sum("duplicate") + sum("rejected"),
+        )
+    };
     let mut first = None;
-    let mut got = 0;
-    let deadline = Instant::now() + Duration::from_secs(600);
-    let mut metrics_text;
+    let mut last = Instant::now();
+    let mut got = 0usize;
+    let deadline = Instant::now() + Duration::from_secs(900);
     loop {
         if let Some(message) = outputs.poll(Duration::from_millis(100)) {
             message.unwrap();
             first.get_or_insert_with(Instant::now);
+            last = Instant::now();
             got += 1;
-        } else {
-            metrics_text = get(running.http, "/metrics").await.1;
-            let done = ["clean", "duplicate", "rejected"]
-                .iter()
-                .map(|o| {
-                    metric(
-                        &metrics_text,
-                        &format!("urltree_pages_total{{outcome=\"{o}\"}}"),
-                    )
-                })
-                .sum::<f64>();
-            let clean = metric(&metrics_text, "urltree_pages_total{outcome=\"clean\"}");
-            if done as usize >= count && got as f64 >= clean {
-                break;
-            }
+            continue;
+        }
+        let mut texts = Vec::new();
+        for r in &running {
+            texts.push(get(r.http, "/metrics").await.1);
+        }
+        let (clean, done) = clean_total(&texts);
+        if done as usize >= lines.len() && got as f64 >= clean {
+            break;
         }
         assert!(Instant::now() < deadline, "timed out at {got} outputs");
     }
-    let total = started.elapsed().as_secs_f64();
-    let steady = first.map_or(total, |f| f.elapsed().as_secs_f64());
-    running.stop().await;
-    println!(
-        "{}: {count} records ({:.1} MB HTML), {got} outputs; {:.0} pages/s from start ({total:.2} s, \
-         group join included), {:.0} pages/s from the first output ({steady:.2} s)",
-        corpus.display(),
-        html_bytes as f64 / 1e6,
-        count as f64 / total,
-        got as f64 / steady,
-    );
-    println!(
-        "batch seconds: {}",
-        metrics_text
-            .lines()
-            .filter(|l| l.starts_with("urltree_batch_seconds_sum")
-                || l.starts_with("urltree_batch_seconds_count"))
-            .collect::<Vec<_>>()
-            .join("; ")
-    );
+    let seconds = first
+        .map_or(0.0, |f| last.duration_since(f).as_secs_f64())
+        .max(1e-3);
+    let pages_per_sec = got as f64 / seconds;
+
+    // Phase 2: latency, the corpus again under new URLs, paced at half the measured rate.
+    let paced = (pages_per_sec / 2.0).max(1.0);
+    let interval = Duration::from_secs_f64(1.0 / paced);
+    let sending = {
+        let lines = lines.to_vec();
+        let producer = producer.clone();
+        tokio::spawn(async move {
+            let started = Instant::now();
+            for (i, (key, line)) in lines.iter().enumerate() {
+                let mut value: Value = serde_json::from_str(line).unwrap();
+                let url = under_path(value["url"].as_str().unwrap(), "again");
+                value["url"] = Value::String(url);
+                value.as_object_mut().unwrap().remove("response_url");
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap()
+                    .as_millis() as i64;
+                let bytes = serde_json::to_vec(&value).unwrap();
+                produce(&producer, key, Some(&bytes), now).await;
+                let due = started + interval * (i as u32 + 1);
+                tokio::time::sleep_until(due.into()).await;
+            }
+        })
+    };
+    let mut latencies = Vec::new();
+    let before = got;
+    let deadline = Instant::now() + Duration::from_secs(900);
+    let mut quiet_since = Instant::now();
+    while !sending.is_finished() || quiet_since.elapsed() < Duration::from_secs(3) {
+        assert!(Instant::now() < deadline, "latency phase timed out");
+        if let Some(message) = outputs.poll(Duration::from_millis(50)) {
+            let message = message.unwrap();
+            let received = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_millis() as i64;
+            let value: Value =
+                serde_json::from_slice(message.payload().unwrap_or_default()).unwrap();
+            let at = time::OffsetDateTime::parse(
+                value["processed_at"].as_str().unwrap(),
+                &time::format_description::well_known::Rfc3339,
+            )
+            .unwrap();
+            let input_ms = (at.unix_timestamp_nanos() / 1_000_000) as i64;
+            latencies.push((received - input_ms) as f64);
+            quiet_since = Instant::now();
+        }
+    }
+    latencies.sort_by(f64::total_cmp);
+    let quantile = |q: f64| {
+        latencies
+            .get(((latencies.len() as f64 - 1.0) * q).round() as usize)
+            .copied()
+            .unwrap_or(f64::NAN)
+    };
+    let result = serde_json::json!({
+        "workers": workers,
+        "pages_per_sec": pages_per_sec,
+        "throughput_outputs": before,
+        "throughput_seconds": seconds,
+        "paced_pages_per_sec": paced,
+        "latency_outputs": latencies.len(),
+        "latency_p50_ms": quantile(0.5),
+        "latency_p99_ms": quantile(0.99),
+    });
+    for r in running {
+        r.stop().await;
+    }
+    result
 }
 
 /// The pages of the crash trials: the Rust-books sample (one domain) interleaved with synthetic
@@ -1038,11 +1148,7 @@ type Copies = BTreeMap<(i32, i64), Vec<(Vec<u8>, Vec<u8>)>>;
 
 /// Reads every message of `topic` until `want` distinct source offsets have arrived and nothing
 /// more comes for `quiet`; returns (partition, offset) → every payload seen for it.
-fn read_all(
-    consumer: &BaseConsumer,
-    want: usize,
-    quiet: Duration,
-) -> Copies {
+fn read_all(consumer: &BaseConsumer, want: usize, quiet: Duration) -> Copies {
     let mut out = Copies::new();
     let deadline = Instant::now() + Duration::from_secs(120);
     let mut last = Instant::now();
@@ -1241,16 +1347,8 @@ async fn restore_speed_of_10000_documents() {
                 break;
             }
             let mut value: Value = serde_json::from_slice(original).unwrap();
-            let url = value["url"].as_str().unwrap().to_owned();
-            let host_end = url
-                .find("://")
-                .and_then(|s| url[s + 3..].find('/').map(|i| s + 3 + i))
-                .unwrap_or(url.len());
-            value["url"] = Value::String(format!(
-                "{}/copy{copy}{}",
-                &url[..host_end],
-                &url[host_end..]
-            ));
+            let url = under_path(value["url"].as_str().unwrap(), &format!("copy{copy}"));
+            value["url"] = Value::String(url);
             value.as_object_mut().unwrap().remove("response_url");
             records.push(serde_json::to_vec(&value).unwrap());
         }
@@ -1362,7 +1460,13 @@ async fn stale_or_missing_state_is_restored_from_the_changelog() {
         let start = std::mem::replace(&mut next, end);
         async move {
             for (i, page) in pages.iter().enumerate().take(end).skip(start) {
-                produce(producer, "rust-lang.org", Some(page), BASE_TIME_MS + i as i64).await;
+                produce(
+                    producer,
+                    "rust-lang.org",
+                    Some(page),
+                    BASE_TIME_MS + i as i64,
+                )
+                .await;
             }
             end - start
         }
@@ -1415,18 +1519,28 @@ async fn stale_or_missing_state_is_restored_from_the_changelog() {
         let Outcome::Clean(expected) = &reference_outputs[offset] else {
             panic!("sample pages are clean");
         };
-        assert_eq!(out, &serde_json::to_value(expected).unwrap(), "offset {offset}");
+        assert_eq!(
+            out,
+            &serde_json::to_value(expected).unwrap(),
+            "offset {offset}"
+        );
     }
     let (_, text) = get(running.http, "/metrics").await;
     assert_eq!(metric(&text, "urltree_restore_records_total"), 150.0);
     assert_eq!(metric(&text, "urltree_ready"), 1.0);
-    assert_eq!(metric(&text, "urltree_pages_total{outcome=\"clean\"}"), 50.0);
+    assert_eq!(
+        metric(&text, "urltree_pages_total{outcome=\"clean\"}"),
+        50.0
+    );
     running.stop().await;
     let dump = |path: &Path| {
         let mut c = Config::default();
         c.state.path = path.to_owned();
         let store = Store::open(&c.state).unwrap();
-        (store.dump().unwrap(), store.progress(&format!("{INPUT}/0")).unwrap())
+        (
+            store.dump().unwrap(),
+            store.progress(&format!("{INPUT}/0")).unwrap(),
+        )
     };
     assert_eq!(dump(&partition_state), (reference_dump, Some(200)));
 

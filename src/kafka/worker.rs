@@ -47,7 +47,6 @@ use crate::config::Config;
 use crate::engine::{Change, Engine, EngineError, Input, Outcome};
 use crate::record::{DeadLetter, ErrorKind, Source};
 
-
 /// Bytes reserved for a message's framing, headers and key beyond its value when checking it
 /// against the producer's `message.max.bytes`.
 const MESSAGE_OVERHEAD: usize = 1024;
