@@ -25,6 +25,10 @@ impl ConsumerContext for TracingContext {}
 /// How long a restore waits for the next changelog record before it gives up.
 const STALL: Duration = Duration::from_secs(30);
 
+/// How long a restore keeps reading after it reached the end, for records past a lagging high
+/// watermark.
+const SETTLE: Duration = Duration::from_millis(300);
+
 /// The changelog records of a batch's changes, for input partition `partition`.
 pub fn records<'a>(
     topic: &'a str,
@@ -108,11 +112,18 @@ pub fn read(
     let mut read = 0u64;
     let mut next = low;
     let mut last_record = Instant::now();
-    while next < high {
+    // The end is where the broker says it is (the high watermark, or an end-of-partition event),
+    // confirmed by a quiet moment: a broker whose watermark lags its last record batch still
+    // hands that batch out when asked, and it is read here.
+    let mut end_seen: Option<Instant> = None;
+    loop {
         if stop.load(Ordering::Acquire) {
             return Err(RestoreError::Stopped);
         }
-        match consumer.poll(Duration::from_millis(100)) {
+        if end_seen.is_some_and(|at| at.elapsed() >= SETTLE && last_record.elapsed() >= SETTLE) {
+            break;
+        }
+        match consumer.poll(Duration::from_millis(50)) {
             Some(Ok(message)) => {
                 let offset = message
                     .headers()
@@ -129,12 +140,17 @@ pub fn read(
                     metrics.restore_records.inc_by(1024);
                     remaining.set((high - next).max(0));
                 }
+                if next >= high && end_seen.is_none() {
+                    end_seen = Some(Instant::now());
+                }
             }
-            Some(Err(KafkaError::PartitionEOF(_))) => break,
+            Some(Err(KafkaError::PartitionEOF(_))) => {
+                end_seen.get_or_insert_with(Instant::now);
+            }
             Some(Err(e)) => tracing::warn!(partition, "changelog restore: {e}"),
             None => {}
         }
-        if last_record.elapsed() > STALL {
+        if end_seen.is_none() && last_record.elapsed() > STALL {
             return Err(RestoreError::Stalled {
                 topic: topic.to_owned(),
                 partition,
@@ -177,6 +193,7 @@ pub fn restore_state(
     stop: &AtomicBool,
 ) -> Result<RebuildStats, RestoreFailure> {
     tracing::info!(partition, upto, "restoring the state from the changelog");
+    let started = Instant::now();
     let mut rebuild = Rebuild::new(upto);
     read(&config.kafka, partition, &mut rebuild, metrics, stop).map_err(|e| match e {
         RestoreError::Stopped => RestoreFailure::Stopped,
@@ -193,7 +210,16 @@ pub fn restore_state(
         std::fs::rename(path, &stale).map_err(RestoreFailure::Remove)?;
         std::fs::remove_dir_all(&stale).map_err(RestoreFailure::Remove)?;
     }
+    let read_seconds = started.elapsed().as_secs_f64();
     let store = Store::open(&config.state)?;
     let progress = super::worker::progress_source(&config.kafka.topics.input, partition);
-    Ok(rebuild.apply(&store, &progress, config.kafka.restore_batch_size)?)
+    let stats = rebuild.apply(&store, &progress, config.kafka.restore_batch_size)?;
+    tracing::info!(
+        partition,
+        read_seconds,
+        write_seconds = started.elapsed().as_secs_f64() - read_seconds,
+        documents = stats.documents,
+        "changelog read and state rebuilt"
+    );
+    Ok(stats)
 }

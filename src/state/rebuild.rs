@@ -65,8 +65,8 @@ impl Rebuild {
     }
 
     /// Writes the retained documents into `store` (which must be empty) in input order,
-    /// `batch_docs` per atomic write, with `progress_source` set to the position in the last
-    /// write; nothing counts as progress until every document is in.
+    /// `batch_docs` per bulk write ([`super::Txn::ingest`]), with `progress_source` set to the
+    /// position in the last one; nothing counts as progress until every document is in.
     pub fn apply(
         self,
         store: &Store,
@@ -100,7 +100,7 @@ impl Rebuild {
             if chunks.peek().is_none() {
                 txn.set_progress(progress_source, self.upto);
             }
-            txn.commit()?;
+            txn.ingest()?;
         }
         Ok(RebuildStats {
             read: self.read,
