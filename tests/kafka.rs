@@ -954,7 +954,8 @@ async fn bench_workers(lines: &[(String, String)], workers: usize) -> Value {
         .unwrap();
     let mut tpl = TopicPartitionList::new();
     for p in 0..4 {
-        tpl.add_partition_offset(OUTPUT, p, Offset::Beginning).unwrap();
+        tpl.add_partition_offset(OUTPUT, p, Offset::Beginning)
+            .unwrap();
     }
     outputs.assign(&tpl).unwrap();
     // Phase 1: throughput with the whole corpus waiting.

@@ -235,6 +235,12 @@ impl PartitionWorker {
                                 .ok()
                         });
                     let Some(reopened) = reopened else {
+                        // Stopped while restoring: whatever was queued stays uncommitted.
+                        let mut receiver = receiver;
+                        receiver.close();
+                        while let Ok(batch) = receiver.try_recv() {
+                            shared.metrics.in_flight.sub(batch.records.len() as i64);
+                        }
                         let _ = done_tx.send(());
                         return;
                     };
