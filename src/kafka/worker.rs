@@ -236,7 +236,7 @@ impl PartitionWorker {
                         });
                     let Some(reopened) = reopened else {
                         // Stopped while restoring: whatever was queued stays uncommitted.
-                        let mut receiver = receiver;
+                        let mut receiver: mpsc::Receiver<Batch> = receiver;
                         receiver.close();
                         while let Ok(batch) = receiver.try_recv() {
                             shared.metrics.in_flight.sub(batch.records.len() as i64);
