@@ -1206,7 +1206,9 @@ async fn kill_trials(trials: usize, seed: u64) {
     let config = binary_config(&broker, dir.path(), "urltree-kill", port);
     let mut rng = Rng(seed | 1);
     let mut produced: Vec<(i32, i64, i64, usize)> = Vec::new(); // partition, offset, time, page
-    let per_trial = pages.len().div_ceil(trials);
+                                                                // The last pages are kept for the final, uninterrupted run, so it always has work to commit.
+    let final_pages = 10;
+    let per_trial = (pages.len() - final_pages).div_ceil(trials);
     let spawn = || {
         Command::new(env!("CARGO_BIN_EXE_urltree"))
             .args(["run", "--config", config.to_str().unwrap()])
@@ -1219,7 +1221,7 @@ async fn kill_trials(trials: usize, seed: u64) {
     };
     let mut kills = 0;
     for trial in 0..trials {
-        let slice = trial * per_trial..((trial + 1) * per_trial).min(pages.len());
+        let slice = trial * per_trial..((trial + 1) * per_trial).min(pages.len() - final_pages);
         for (i, (key, page)) in pages.iter().enumerate().take(slice.end).skip(slice.start) {
             let time = BASE_TIME_MS + i as i64 * 1000;
             let (partition, offset) = produce(&producer, key, Some(page), time).await;
@@ -1245,6 +1247,11 @@ async fn kill_trials(trials: usize, seed: u64) {
     }
 
     // An uninterrupted end: the last run finishes the stream.
+    for (i, (key, page)) in pages.iter().enumerate().skip(pages.len() - final_pages) {
+        let time = BASE_TIME_MS + i as i64 * 1000;
+        let (partition, offset) = produce(&producer, key, Some(page), time).await;
+        produced.push((partition, offset, time, i));
+    }
     let mut child = spawn();
     let outputs = reader(&broker, OUTPUT);
     let got = read_all(&outputs, produced.len(), Duration::from_secs(2));
