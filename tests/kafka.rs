@@ -1196,12 +1196,11 @@ fn read_all(consumer: &BaseConsumer, want: usize, quiet: Duration) -> Copies {
 /// stream, each followed by a restart over the same state directory; then checks that every input
 /// has an output, that every repeated output is byte-identical to the first (same key, same
 /// source), and that each partition's state equals an uninterrupted local run's.
-async fn kill_trials(trials: usize, seed: u64) {
+async fn kill_trials(trials: usize, pages: Vec<(String, Vec<u8>)>, seed: u64) {
     let broker = Broker::start();
     create_topics(&broker, &[(INPUT, 2), (OUTPUT, 2), (DLQ, 1)]).await;
     let dir = tempfile::tempdir().unwrap();
     let producer = producer(&broker);
-    let pages = trial_pages();
     let port = free_port();
     let config = binary_config(&broker, dir.path(), "urltree-kill", port);
     let mut rng = Rng(seed | 1);
@@ -1326,7 +1325,7 @@ async fn kill_trials(trials: usize, seed: u64) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_trials_lose_nothing_and_count_nothing_twice() {
-    kill_trials(10, 0x5EED_0001).await;
+    kill_trials(10, trial_pages(), 0x5EED_0001).await;
 }
 
 /// More kill points than CI runs: `cargo test --test kafka -- --ignored kill_9_soak`.
@@ -1337,7 +1336,18 @@ async fn kill_9_soak() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(0x5EED_0002);
-    kill_trials(50, seed).await;
+    // Five copies of the trial pages under distinct paths: about 30 pages per trial.
+    let mut pages = Vec::new();
+    for copy in 0..5 {
+        for (key, page) in trial_pages() {
+            let mut value: Value = serde_json::from_slice(&page).unwrap();
+            let url = under_path(value["url"].as_str().unwrap(), &format!("copy{copy}"));
+            value["url"] = Value::String(url);
+            value.as_object_mut().unwrap().remove("response_url");
+            pages.push((key, serde_json::to_vec(&value).unwrap()));
+        }
+    }
+    kill_trials(50, pages, seed).await;
 }
 
 /// Restore speed, for the README (not part of CI): a changelog partition holding 10,000 documents
