@@ -13,6 +13,7 @@ use time::OffsetDateTime;
 use crate::blocks::{Block, Tokenizer};
 use crate::config::{Config, DomainCheck, OutputOptions};
 use crate::record::{BlockDetail, CleanRecord, DeadLetter, ErrorKind, ModelInfo, RawPage, Source};
+use crate::state::keys::seen_key;
 use crate::state::{StateError, Store, Txn};
 use crate::tree::hybrid::{self, BlockFacts, NodeFacts, Reason};
 use crate::tree::{
@@ -27,8 +28,8 @@ pub struct Input<'a> {
     pub bytes: &'a [u8],
     /// Source coordinates, copied to the output.
     pub source: Source,
-    /// The record's own timestamp (ms since the epoch, e.g. the Kafka record time), used as the
-    /// page's event time when it has no `fetched_at`.
+    /// The record's own timestamp (ms since the epoch, e.g. the Kafka record time): the output's
+    /// `processed_at`, and the page's event time when it has no `fetched_at`.
     pub timestamp_ms: Option<i64>,
 }
 
@@ -57,6 +58,20 @@ pub enum Outcome {
     },
     /// Not processable; the dead-letter record says why.
     Rejected(Box<DeadLetter>),
+}
+
+/// A change to the retained documents, as written to a changelog: a fingerprint inserted, or one
+/// forgotten by retention (a tombstone). Every accepted page yields one insertion, in input order,
+/// followed by the tombstones of the documents its insertion evicted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    /// The document's identity: its domain node and the MD5 of its URL key
+    /// ([`crate::state::keys::seen_key`]).
+    pub key: [u8; 24],
+    /// The encoded [`Fingerprint`] for an insertion, `None` for a tombstone.
+    pub fingerprint: Option<Vec<u8>>,
+    /// Offset (`source.offset`) of the input record that caused the change.
+    pub offset: i64,
 }
 
 /// Running totals of an engine, for summaries and metrics.
@@ -149,15 +164,18 @@ impl Engine {
         inputs: &[Input<'_>],
         progress: Option<(&str, u64)>,
     ) -> Result<Vec<Outcome>, StateError> {
-        self.process_batch_then(inputs, progress, |_| Ok::<(), std::convert::Infallible>(()))
-            .map_err(|e| match e {
-                BatchError::State(e) => e,
-                BatchError::Aborted(never) => match never {},
-            })
+        self.process_batch_then(inputs, progress, |_, _| {
+            Ok::<(), std::convert::Infallible>(())
+        })
+        .map_err(|e| match e {
+            BatchError::State(e) => e,
+            BatchError::Aborted(never) => match never {},
+        })
     }
 
-    /// Like [`Engine::process_batch`], but calls `before_commit` with the outcomes after the batch
-    /// is processed and before its state is written. When it fails, nothing of the batch is
+    /// Like [`Engine::process_batch`], but calls `before_commit` with the outcomes and the
+    /// changes to the retained documents (in the order they happened) after the batch is
+    /// processed and before its state is written. When it fails, nothing of the batch is
     /// written (the tree and the progress stay as they were) and its error is returned.
     ///
     /// A Kafka worker delivers the outputs here, so the state never runs ahead of what readers
@@ -166,11 +184,12 @@ impl Engine {
         &mut self,
         inputs: &[Input<'_>],
         progress: Option<(&str, u64)>,
-        before_commit: impl FnOnce(&[Outcome]) -> Result<(), E>,
+        before_commit: impl FnOnce(&[Outcome], &[Change]) -> Result<(), E>,
     ) -> Result<Vec<Outcome>, BatchError<E>> {
-        let processed_at = OffsetDateTime::now_utc()
+        let batch_started = OffsetDateTime::now_utc()
             .format(&Rfc3339)
             .unwrap_or_default();
+        let mut changes = Vec::new();
         let store = &self.store;
         let mut txn = store.begin();
         let mut stats = self.stats;
@@ -182,8 +201,9 @@ impl Engine {
             max_record_bytes: self.max_record_bytes,
             domain_check: self.domain_check,
             output: &self.output,
-            processed_at: &processed_at,
+            batch_started: &batch_started,
             stats: &mut stats,
+            changes: &mut changes,
         };
         let mut outcomes = Vec::with_capacity(inputs.len());
         for input in inputs {
@@ -192,7 +212,7 @@ impl Engine {
         if let Some((source, next_offset)) = progress {
             txn.set_progress(source, next_offset);
         }
-        before_commit(&outcomes).map_err(BatchError::Aborted)?;
+        before_commit(&outcomes, &changes).map_err(BatchError::Aborted)?;
         txn.commit().map_err(BatchError::State)?;
         self.stats = stats;
         Ok(outcomes)
@@ -218,8 +238,9 @@ struct PageContext<'e> {
     max_record_bytes: usize,
     domain_check: DomainCheck,
     output: &'e OutputOptions,
-    processed_at: &'e str,
+    batch_started: &'e str,
     stats: &'e mut Stats,
+    changes: &'e mut Vec<Change>,
 }
 
 impl PageContext<'_> {
@@ -316,7 +337,12 @@ impl PageContext<'_> {
         )
         .with_paths(block_paths.iter().flatten().copied().collect());
         txn.insert(domain, &fp)?;
-        self.forget(txn, domain)?;
+        self.changes.push(Change {
+            key: seen_key(domain, &fp.url_key),
+            fingerprint: Some(fp.encode()),
+            offset: input.source.offset,
+        });
+        self.forget(txn, domain, input.source.offset)?;
 
         // The leaf holds this page alone (see `Branch`): support 1, every block counted once.
         let mut supports = txn.supports(branch.stored())?;
@@ -436,13 +462,18 @@ impl PageContext<'_> {
                 cold_start: choice.cold_start,
             },
             fetched_at: page.fetched_at.and_then(|t| t.format(&Rfc3339).ok()),
-            processed_at: self.processed_at.to_owned(),
+            processed_at: processed_at(input.timestamp_ms, page.fetched_at, self.batch_started),
             source: input.source.clone(),
         })))
     }
 
     /// Forgets the domain's oldest documents while retention says so.
-    fn forget(&mut self, txn: &mut Txn<'_>, domain: crate::tree::NodeId) -> Result<(), StateError> {
+    fn forget(
+        &mut self,
+        txn: &mut Txn<'_>,
+        domain: crate::tree::NodeId,
+        offset: i64,
+    ) -> Result<(), StateError> {
         loop {
             let meta = txn.domain(domain)?;
             let held = meta.held();
@@ -455,10 +486,32 @@ impl PageContext<'_> {
             if !self.retention.evicts(held, oldest.time_ms, meta.newest_ms) {
                 return Ok(());
             }
-            txn.forget_oldest(domain)?;
+            if let Some(gone) = txn.forget_oldest(domain)? {
+                self.changes.push(Change {
+                    key: seen_key(domain, &gone.url_key),
+                    fingerprint: None,
+                    offset,
+                });
+            }
             self.stats.forgotten += 1;
         }
     }
+}
+
+/// The output's `processed_at`: the input record's own timestamp (the Kafka record time), else
+/// the page's `fetched_at`, else the wall clock when the batch started (local input without
+/// times). A replayed record therefore gets the same `processed_at` as the first time, the way
+/// Kafka Streams propagates the input record's timestamp to its outputs.
+fn processed_at(
+    timestamp_ms: Option<i64>,
+    fetched_at: Option<OffsetDateTime>,
+    batch_started: &str,
+) -> String {
+    timestamp_ms
+        .and_then(|ms| OffsetDateTime::from_unix_timestamp_nanos(ms as i128 * 1_000_000).ok())
+        .or(fetched_at)
+        .and_then(|t| t.format(&Rfc3339).ok())
+        .unwrap_or_else(|| batch_started.to_owned())
 }
 
 /// Puts a page whose record names another registrable domain under that domain: the URL's host

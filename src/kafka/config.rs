@@ -10,12 +10,14 @@ use rdkafka::ClientConfig;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DeliveryMode {
-    /// Outputs are acknowledged, then state commits, then the offset: a crash may repeat outputs,
-    /// never loses a page and never applies one twice to the tree.
-    #[default]
+    /// For brokers without transactions: outputs and changelog records are acknowledged, then
+    /// state commits, then the offset. A crash may repeat outputs (byte-identical), never loses a
+    /// page and never applies one twice to the tree.
     AtLeastOnce,
-    /// One Kafka transaction per batch (DESIGN §4). Named so configurations can say it; not
-    /// implemented yet, so validation rejects it.
+    /// One Kafka transaction per batch (DESIGN §4, the Kafka Streams pattern): outputs, dead
+    /// letters, changelog records and the consumer offset commit atomically, then the state
+    /// commits. A `read_committed` reader sees every page's record once.
+    #[default]
     ExactlyOnce,
 }
 
@@ -38,7 +40,9 @@ pub struct Topics {
     pub output: String,
     /// Dead letters.
     pub dead_letter: String,
-    /// Changelog of the tree's documents (reserved for partition restore; not written yet).
+    /// Changelog of the tree's documents: one record per inserted fingerprint and a tombstone per
+    /// eviction, co-partitioned with the input (compacted on a real broker); read to restore a
+    /// partition's state.
     pub changelog: String,
 }
 
@@ -72,6 +76,14 @@ pub struct KafkaConfig {
     pub batch_linger_ms: u64,
     /// Seconds allowed for a graceful shutdown (finish batches, flush, commit) after SIGTERM.
     pub shutdown_timeout_secs: u64,
+    /// Prefix of the transactional ids (exactly-once): partition `N` of the input produces with
+    /// `transactional.id = <prefix>-<input topic>-<N>`. Unset: the `group_id`.
+    pub transactional_id_prefix: Option<String>,
+    /// `transaction.timeout.ms` of the transactional producers: the broker aborts a transaction
+    /// left open longer (a crashed worker's).
+    pub transaction_timeout_ms: u64,
+    /// Documents per RocksDB write while restoring a partition from the changelog.
+    pub restore_batch_size: usize,
     /// Address of the HTTP server (`/metrics`, `/healthz`, `/readyz`).
     pub http_listen: String,
     /// Topic names.
@@ -91,10 +103,13 @@ impl Default for KafkaConfig {
             brokers: "localhost:9092".into(),
             group_id: "urltree".into(),
             group_instance_id: None,
-            delivery: DeliveryMode::AtLeastOnce,
+            delivery: DeliveryMode::ExactlyOnce,
             max_in_flight: 4096,
             batch_linger_ms: 100,
             shutdown_timeout_secs: 30,
+            transactional_id_prefix: None,
+            transaction_timeout_ms: 60_000,
+            restore_batch_size: 2_000,
             http_listen: "0.0.0.0:9095".into(),
             topics: Topics::default(),
             properties: BTreeMap::new(),
@@ -119,13 +134,6 @@ impl KafkaConfig {
     /// Checks what the types cannot: names present, limits in range, the delivery mode available,
     /// properties scalar and not ones urltree manages. Returns `(field, reason)` on failure.
     pub fn validate(&self, batch_size: usize) -> Result<(), (&'static str, String)> {
-        if self.delivery == DeliveryMode::ExactlyOnce {
-            return Err((
-                "kafka.delivery",
-                "exactly-once is not yet supported (transactions are planned); use at-least-once"
-                    .into(),
-            ));
-        }
         if self.brokers.trim().is_empty() {
             return Err(("kafka.brokers", "must not be empty".into()));
         }
@@ -143,11 +151,34 @@ impl KafkaConfig {
                 return Err((field, "must not be empty".into()));
             }
         }
-        if self.topics.output == self.topics.input || self.topics.dead_letter == self.topics.input {
+        let t = &self.topics;
+        if [&t.output, &t.dead_letter, &t.changelog].contains(&&t.input)
+            || t.changelog == t.output
+            || t.changelog == t.dead_letter
+        {
             return Err((
                 "kafka.topics",
-                "output and dead_letter must differ from input".into(),
+                "output, dead_letter and changelog must differ from input, and changelog from \
+                 output and dead_letter"
+                    .into(),
             ));
+        }
+        if let Some(prefix) = &self.transactional_id_prefix {
+            if prefix.trim().is_empty() {
+                return Err((
+                    "kafka.transactional_id_prefix",
+                    "must not be empty (leave it unset for the group_id)".into(),
+                ));
+            }
+        }
+        if !(1_000..=900_000).contains(&self.transaction_timeout_ms) {
+            return Err((
+                "kafka.transaction_timeout_ms",
+                "must be between 1000 and 900000 (the broker's usual maximum)".into(),
+            ));
+        }
+        if self.restore_batch_size == 0 {
+            return Err(("kafka.restore_batch_size", "must be positive".into()));
         }
         if self.max_in_flight < batch_size {
             return Err((
@@ -201,8 +232,18 @@ impl KafkaConfig {
         }
     }
 
+    /// The transactional id of the producer of input partition `partition` (exactly-once): stable
+    /// per partition, so a partition's new owner fences the previous one's producer.
+    pub fn transactional_id(&self, partition: i32) -> String {
+        let prefix = self
+            .transactional_id_prefix
+            .as_deref()
+            .unwrap_or(&self.group_id);
+        format!("{prefix}-{}-{partition}", self.topics.input)
+    }
+
     /// The consumer's librdkafka configuration: manual commits, cooperative-sticky assignment,
-    /// static membership, then the pass-through properties.
+    /// static membership, `read_committed`, then the pass-through properties.
     pub fn consumer_config(&self) -> ClientConfig {
         let mut c = ClientConfig::new();
         c.set("bootstrap.servers", &self.brokers)
@@ -212,6 +253,7 @@ impl KafkaConfig {
             .set("auto.offset.reset", "earliest")
             .set("partition.assignment.strategy", "cooperative-sticky")
             .set("enable.partition.eof", "false")
+            .set("isolation.level", "read_committed")
             .set("statistics.interval.ms", "5000");
         if let Some(id) = self.instance_id() {
             c.set("group.instance.id", id);
@@ -240,6 +282,33 @@ impl KafkaConfig {
             .set("linger.ms", "5");
         apply(&mut c, &self.properties);
         apply(&mut c, &self.producer_properties);
+        c
+    }
+
+    /// The transactional producer of input partition `partition`: [`KafkaConfig::producer_config`]
+    /// with its `transactional.id` and `transaction.timeout.ms`.
+    pub fn transactional_producer_config(&self, partition: i32) -> ClientConfig {
+        let mut c = self.producer_config();
+        c.set("transactional.id", self.transactional_id(partition))
+            .set(
+                "transaction.timeout.ms",
+                self.transaction_timeout_ms.to_string(),
+            );
+        c
+    }
+
+    /// The changelog reader used to restore partition state: no group membership, no commits,
+    /// `read_committed`, the pass-through consumer properties.
+    pub fn restore_consumer_config(&self) -> ClientConfig {
+        let mut c = ClientConfig::new();
+        c.set("bootstrap.servers", &self.brokers)
+            .set("group.id", format!("{}-restore", self.group_id))
+            .set("enable.auto.commit", "false")
+            .set("enable.auto.offset.store", "false")
+            .set("enable.partition.eof", "true")
+            .set("isolation.level", "read_committed");
+        apply(&mut c, &self.properties);
+        apply(&mut c, &self.consumer_properties);
         c
     }
 }
@@ -275,19 +344,37 @@ mod tests {
     fn defaults_validate_and_round_trip() {
         let c = load("").unwrap();
         assert_eq!(c.kafka, KafkaConfig::default());
-        assert_eq!(c.kafka.delivery, DeliveryMode::AtLeastOnce);
+        assert_eq!(c.kafka.delivery, DeliveryMode::ExactlyOnce);
         assert_eq!(load(&c.to_toml()).unwrap(), c);
+        let c = load("[kafka]\ndelivery = \"at-least-once\"").unwrap();
+        assert_eq!(c.kafka.delivery, DeliveryMode::AtLeastOnce);
+        assert!(load("[kafka]\ndelivery = \"twice\"").is_err());
     }
 
     #[test]
-    fn exactly_once_is_named_but_rejected() {
-        let e = load("[kafka]\ndelivery = \"exactly-once\"").unwrap_err();
-        let msg = e.to_string();
-        assert!(
-            msg.contains("kafka.delivery") && msg.contains("not yet supported"),
-            "{msg}"
+    fn transactional_ids_are_stable_per_partition() {
+        let c = load("[kafka]\ngroup_id = \"g\"").unwrap();
+        assert_eq!(c.kafka.transactional_id(3), "g-raw-html-3");
+        let p = c.kafka.transactional_producer_config(3);
+        assert_eq!(p.get("transactional.id"), Some("g-raw-html-3"));
+        assert_eq!(p.get("transaction.timeout.ms"), Some("60000"));
+        let c = load("[kafka]\ntransactional_id_prefix = \"t\"").unwrap();
+        assert_eq!(c.kafka.transactional_id(0), "t-raw-html-0");
+        assert_eq!(
+            c.kafka.restore_consumer_config().get("isolation.level"),
+            Some("read_committed")
         );
-        assert!(load("[kafka]\ndelivery = \"twice\"").is_err());
+        for bad in [
+            "transactional_id_prefix = \" \"",
+            "transaction_timeout_ms = 10",
+            "restore_batch_size = 0",
+        ] {
+            let e = load(&format!("[kafka]\n{bad}")).unwrap_err();
+            let field = bad.split(' ').next().unwrap();
+            assert!(e.to_string().contains(field), "{e}");
+        }
+        let e = load("[kafka.topics]\nchangelog = \"clean-text\"").unwrap_err();
+        assert!(e.to_string().contains("kafka.topics"), "{e}");
     }
 
     #[test]

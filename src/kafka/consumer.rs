@@ -5,11 +5,12 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
-use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext, RebalanceProtocol};
+use rdkafka::consumer::{
+    BaseConsumer, CommitMode, Consumer, ConsumerContext, ConsumerGroupMetadata, RebalanceProtocol,
+};
 use rdkafka::error::KafkaError;
 use rdkafka::message::Message;
 use rdkafka::statistics::Statistics;
@@ -19,10 +20,10 @@ use rdkafka::ClientContext;
 use thiserror::Error;
 use tokio::sync::{watch, Semaphore};
 
-use super::http::{self, Status};
+use super::http::{self, Readiness, Status};
 use super::metrics::{Metrics, MetricsError};
 use super::producer::{log_to_tracing, Producer};
-use super::worker::{Batch, Committer, OpenError, PartitionWorker, Record, Shared};
+use super::worker::{Batch, Committer, OpenError, PartitionWorker, Record, Shared, Start};
 use crate::config::Config;
 
 type StreamConsumer = rdkafka::consumer::StreamConsumer<DriverContext>;
@@ -71,6 +72,25 @@ impl Committer for ConsumerCommitter {
             .commit(&tpl, CommitMode::Sync)
             .map_err(|e| e.to_string())
     }
+
+    fn group_metadata(&self) -> Option<ConsumerGroupMetadata> {
+        self.consumer
+            .get()
+            .and_then(Weak::upgrade)?
+            .group_metadata()
+    }
+
+    fn resume(&self, topic: &str, partition: i32) {
+        let Some(consumer) = self.consumer.get().and_then(Weak::upgrade) else {
+            return;
+        };
+        let mut tpl = TopicPartitionList::new();
+        tpl.add_partition(topic, partition);
+        match consumer.resume(&tpl) {
+            Ok(()) => tracing::info!(partition, "partition restored; fetching resumed"),
+            Err(e) => tracing::error!(partition, "resuming the restored partition: {e}"),
+        }
+    }
 }
 
 /// The consumer's context: opens and closes partition workers on rebalances, forwards logs and
@@ -78,7 +98,6 @@ impl Committer for ConsumerCommitter {
 pub struct DriverContext {
     shared: Arc<Shared>,
     workers: Mutex<HashMap<i32, PartitionWorker>>,
-    ready: Arc<AtomicBool>,
     fatal: Mutex<Option<OpenError>>,
 }
 
@@ -91,49 +110,66 @@ impl DriverContext {
         &self.shared.config.kafka.topics.input
     }
 
-    /// Opens a worker for every newly assigned partition and points the fetch position at the
-    /// state's progress when it is ahead of the committed offset.
-    fn assign(&self, consumer: &BaseConsumer<Self>, tpl: &mut TopicPartitionList) {
-        self.ready.store(false, Ordering::Release);
+    /// Opens a worker for every newly assigned partition, reconciling its state with the group's
+    /// committed offset ([`super::worker::plan`]): points the fetch position at the state's
+    /// progress when it is ahead, and returns the partitions that restore their state first (to
+    /// be paused until they have).
+    fn assign(&self, consumer: &BaseConsumer<Self>, tpl: &mut TopicPartitionList) -> Vec<i32> {
+        let readiness = &self.shared.readiness;
+        readiness.set_assigned(false);
         let input = self.input().to_owned();
         let partitions: Vec<i32> = tpl
             .elements_for_topic(&input)
             .iter()
             .map(|e| e.partition())
+            .filter(|p| !self.workers().contains_key(p))
             .collect();
-        let mut progress = HashMap::new();
-        for &partition in &partitions {
-            if self.workers().contains_key(&partition) {
-                continue;
-            }
-            match PartitionWorker::start(self.shared.clone(), partition, QUEUED_BATCHES) {
-                Ok(worker) => {
-                    if let Some(p) = worker.progress() {
-                        progress.insert(partition, p);
-                    }
-                    self.workers().insert(partition, worker);
-                }
-                Err(e) => {
-                    tracing::error!("{e}");
-                    let mut fatal = self.fatal.lock().unwrap_or_else(|e| e.into_inner());
-                    fatal.get_or_insert(e);
-                    return;
-                }
-            }
+        let mut restoring = Vec::new();
+        if partitions.is_empty() {
+            readiness.set_assigned(true);
+            return restoring;
         }
-        if !progress.is_empty() {
-            let committed = consumer.committed_offsets(tpl.clone(), Duration::from_secs(10));
-            match committed {
-                Ok(committed) => {
-                    for (&partition, &stored) in &progress {
-                        let committed = committed
-                            .find_partition(&input, partition)
-                            .map(|e| e.offset());
-                        let committed = match committed {
-                            Some(Offset::Offset(o)) => Some(o as u64),
-                            _ => None,
-                        };
-                        if committed.is_none_or(|c| stored > c) {
+        let mut wanted = TopicPartitionList::new();
+        for &partition in &partitions {
+            wanted.add_partition(&input, partition);
+        }
+        let mut attempt = 0;
+        let committed = loop {
+            attempt += 1;
+            match consumer.committed_offsets(wanted.clone(), Duration::from_secs(20)) {
+                Err(e) if attempt < 3 => {
+                    tracing::warn!("reading committed offsets (attempt {attempt}): {e}");
+                    std::thread::sleep(Duration::from_secs(1));
+                }
+                result => break result,
+            }
+        };
+        let committed = match committed {
+            Ok(committed) => committed,
+            Err(e) => {
+                // Without the committed position the state cannot be reconciled safely.
+                tracing::error!("cannot read committed offsets: {e}");
+                let mut fatal = self.fatal.lock().unwrap_or_else(|e| e.into_inner());
+                fatal.get_or_insert(OpenError::Thread {
+                    partition: partitions[0],
+                    detail: format!("reading committed offsets: {e}"),
+                });
+                return restoring;
+            }
+        };
+        for &partition in &partitions {
+            let committed = match committed
+                .find_partition(&input, partition)
+                .map(|e| e.offset())
+            {
+                Some(Offset::Offset(o)) if o >= 0 => Some(o as u64),
+                _ => None,
+            };
+            match PartitionWorker::start(self.shared.clone(), partition, QUEUED_BATCHES, committed)
+            {
+                Ok(worker) => {
+                    match worker.start_plan() {
+                        Start::SeekTo(stored) => {
                             tracing::info!(
                                 partition,
                                 stored,
@@ -147,27 +183,50 @@ impl DriverContext {
                             ) {
                                 tracing::warn!(partition, "cannot set the start offset: {e}");
                             }
-                        } else if committed.is_some_and(|c| stored < c) {
-                            tracing::warn!(
-                                partition,
-                                stored,
-                                ?committed,
-                                "local state is behind the committed offset; the records between \
-                                 were applied elsewhere and are missing from this tree"
-                            );
                         }
+                        Start::Restore(upto) => {
+                            tracing::info!(partition, upto, "state missing or stale: restoring");
+                            restoring.push(partition);
+                        }
+                        Start::Resume => {}
                     }
+                    self.workers().insert(partition, worker);
                 }
-                Err(e) => tracing::warn!(
-                    "cannot read committed offsets ({e}); records already in the state will be \
-                     skipped as they arrive"
-                ),
+                Err(e) => {
+                    tracing::error!("{e}");
+                    let mut fatal = self.fatal.lock().unwrap_or_else(|e| e.into_inner());
+                    fatal.get_or_insert(e);
+                    return restoring;
+                }
             }
         }
         let assigned = self.workers().len();
         self.shared.metrics.assigned_partitions.set(assigned as i64);
         tracing::info!(?partitions, assigned, "partitions assigned");
-        self.ready.store(true, Ordering::Release);
+        readiness.set_assigned(true);
+        restoring
+    }
+
+    /// Pauses the partitions that restore their state; one whose restore already finished is
+    /// resumed at once.
+    fn pause_restoring(&self, consumer: &BaseConsumer<Self>, restoring: &[i32]) {
+        let input = self.input().to_owned();
+        for &partition in restoring {
+            let mut tpl = TopicPartitionList::new();
+            tpl.add_partition(&input, partition);
+            if let Err(e) = consumer.pause(&tpl) {
+                tracing::warn!(partition, "cannot pause the restoring partition: {e}");
+            }
+            let restored = self
+                .workers()
+                .get(&partition)
+                .is_some_and(PartitionWorker::paused);
+            if restored {
+                if let Err(e) = consumer.resume(&tpl) {
+                    tracing::error!(partition, "resuming the restored partition: {e}");
+                }
+            }
+        }
     }
 
     /// Finishes the batch in progress of every revoked partition (its outputs delivered, state
@@ -210,12 +269,22 @@ impl ClientContext for DriverContext {
         };
         let assigned: Vec<i32> = self.workers().keys().copied().collect();
         for (partition, stats) in &topic.partitions {
-            if *partition >= 0 && stats.consumer_lag >= 0 && assigned.contains(partition) {
+            // read_committed lag is measured against the last stable offset; a broker that does
+            // not report one leaves it at -1, so fall back to the high watermark.
+            let position = stats.app_offset.max(stats.committed_offset);
+            let lag = if stats.consumer_lag >= 0 {
+                stats.consumer_lag
+            } else if stats.hi_offset >= 0 && position >= 0 {
+                (stats.hi_offset - position).max(0)
+            } else {
+                -1
+            };
+            if *partition >= 0 && lag >= 0 && assigned.contains(partition) {
                 self.shared
                     .metrics
                     .consumer_lag
                     .with_label_values(&[&partition.to_string()])
-                    .set(stats.consumer_lag);
+                    .set(lag);
             }
         }
     }
@@ -234,12 +303,14 @@ impl ConsumerContext for DriverContext {
         );
         let result = match err {
             RDKafkaRespErr::RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS => {
-                self.assign(consumer, tpl);
-                if cooperative {
+                let restoring = self.assign(consumer, tpl);
+                let assigned = if cooperative {
                     consumer.incremental_assign(tpl)
                 } else {
                     consumer.assign(tpl)
-                }
+                };
+                self.pause_restoring(consumer, &restoring);
+                assigned
             }
             RDKafkaRespErr::RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS => {
                 self.revoke(tpl);
@@ -261,8 +332,8 @@ impl ConsumerContext for DriverContext {
 }
 
 /// The `urltree run` worker: a consumer group member that turns raw-html input into clean-text
-/// output and dead letters (at-least-once; see the module [`super::worker`] for the order of
-/// effects).
+/// output, dead letters and changelog records, exactly-once or at-least-once per
+/// `kafka.delivery` (see the module [`super::worker`] for the order of effects and the restore).
 pub struct Worker {
     consumer: Arc<StreamConsumer>,
     context: Arc<DriverContext>,
@@ -287,16 +358,17 @@ impl Worker {
         let committer = Arc::new(ConsumerCommitter {
             consumer: OnceLock::new(),
         });
+        let metrics = Metrics::new()?;
         let shared = Arc::new(Shared {
             producer,
-            metrics: Metrics::new()?,
+            readiness: Arc::new(Readiness::new(metrics.clone())),
+            metrics,
             committer: committer.clone(),
             config,
         });
         let context = DriverContext {
             shared: shared.clone(),
             workers: Mutex::new(HashMap::new()),
-            ready: Arc::new(AtomicBool::new(false)),
             fatal: Mutex::new(None),
         };
         let consumer: StreamConsumer = shared
@@ -342,7 +414,7 @@ impl Worker {
         let (stop_http, stop_http_rx) = watch::channel(false);
         let status = Status {
             metrics: shared.metrics.clone(),
-            ready: context.ready.clone(),
+            ready: shared.readiness.clone(),
         };
         let server = tokio::spawn(http::serve(listener, status, stop_http_rx));
 
@@ -350,7 +422,7 @@ impl Worker {
 
         let timeout = Duration::from_secs(shared.config.kafka.shutdown_timeout_secs);
         let deadline = Instant::now() + timeout;
-        context.ready.store(false, Ordering::Release);
+        shared.readiness.set_assigned(false);
         let workers: Vec<PartitionWorker> = context.workers().drain().map(|(_, w)| w).collect();
         let closing = tokio::task::spawn_blocking(move || {
             let mut clean = true;

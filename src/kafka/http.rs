@@ -1,10 +1,9 @@
 //! The worker's HTTP endpoints: `/metrics` (Prometheus text), `/healthz` (alive), `/readyz`
-//! (every assigned partition opened). A minimal HTTP/1 server on hyper.
+//! (partitions assigned, every one opened and none restoring). A minimal HTTP/1 server on hyper.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
@@ -17,13 +16,61 @@ use tokio::sync::watch;
 
 use super::metrics::Metrics;
 
+/// Whether the worker is ready: its partitions are assigned and opened and none is restoring its
+/// state. Every change is mirrored into the `urltree_ready` and `urltree_restoring_partitions`
+/// gauges, so they always agree with `/readyz`.
+pub struct Readiness {
+    state: Mutex<(bool, i64)>,
+    metrics: Metrics,
+}
+
+impl Readiness {
+    /// Not ready, nothing restoring.
+    pub fn new(metrics: Metrics) -> Readiness {
+        let r = Readiness {
+            state: Mutex::new((false, 0)),
+            metrics,
+        };
+        r.update(|_| {});
+        r
+    }
+
+    fn update(&self, change: impl FnOnce(&mut (bool, i64))) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        change(&mut state);
+        self.metrics.ready.set(i64::from(state.0 && state.1 == 0));
+        self.metrics.restoring_partitions.set(state.1);
+    }
+
+    /// Records whether the assignment is complete (all assigned partitions opened).
+    pub fn set_assigned(&self, assigned: bool) {
+        self.update(|s| s.0 = assigned);
+    }
+
+    /// A partition starts restoring its state.
+    pub fn restore_started(&self) {
+        self.update(|s| s.1 += 1);
+    }
+
+    /// A partition finished (or abandoned) restoring.
+    pub fn restore_finished(&self) {
+        self.update(|s| s.1 = (s.1 - 1).max(0));
+    }
+
+    /// What `/readyz` reports.
+    pub fn is_ready(&self) -> bool {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.0 && state.1 == 0
+    }
+}
+
 /// What the endpoints report.
 #[derive(Clone)]
 pub struct Status {
     /// The metrics served on `/metrics`.
     pub metrics: Metrics,
-    /// Whether `/readyz` answers 200.
-    pub ready: Arc<AtomicBool>,
+    /// What `/readyz` answers.
+    pub ready: Arc<Readiness>,
 }
 
 /// Binds `addr` (port 0 picks a free one); returns the bound address and the listener.
@@ -88,14 +135,41 @@ fn route(req: &Request<Incoming>, status: &Status) -> Response<Full<Bytes>> {
             )
         }
         "/healthz" => text(StatusCode::OK, PLAIN, "ok\n".into()),
-        "/readyz" if status.ready.load(Ordering::Acquire) => {
-            text(StatusCode::OK, PLAIN, "ready\n".into())
-        }
+        "/readyz" if status.ready.is_ready() => text(StatusCode::OK, PLAIN, "ready\n".into()),
         "/readyz" => text(
             StatusCode::SERVICE_UNAVAILABLE,
             PLAIN,
-            "not ready: partitions not assigned or not opened\n".into(),
+            "not ready: partitions not assigned, not opened or restoring\n".into(),
         ),
         _ => text(StatusCode::NOT_FOUND, PLAIN, "not found\n".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn not_ready_while_any_partition_restores_and_the_gauges_agree() {
+        let metrics = Metrics::new().unwrap();
+        let ready = Readiness::new(metrics.clone());
+        let agree = |expected: bool| {
+            assert_eq!(ready.is_ready(), expected);
+            assert_eq!(metrics.ready.get(), i64::from(expected));
+        };
+        agree(false);
+        ready.set_assigned(true);
+        agree(true);
+        ready.restore_started();
+        ready.restore_started();
+        agree(false);
+        assert_eq!(metrics.restoring_partitions.get(), 2);
+        ready.restore_finished();
+        agree(false);
+        ready.restore_finished();
+        agree(true);
+        assert_eq!(metrics.restoring_partitions.get(), 0);
+        ready.set_assigned(false);
+        agree(false);
     }
 }

@@ -6,14 +6,14 @@
 //!   assignment and static membership, per-partition batching, bounded in-flight work,
 //!   rebalances and graceful shutdown;
 //! - [`worker`]: per-partition processing, one [`crate::engine::Engine`] and RocksDB state per
-//!   assigned partition, and the order of effects that makes delivery at-least-once without ever
-//!   applying a page twice to the tree;
-//! - [`producer`]: output and dead-letter delivery with broker acknowledgement;
+//!   assigned partition, restore on assignment, and the order of effects that makes delivery
+//!   exactly-once (or at-least-once) without ever applying a page twice to the tree;
+//! - [`producer`]: output, dead-letter and changelog delivery with broker acknowledgement, in one
+//!   Kafka transaction per batch in exactly-once mode;
+//! - [`changelog`]: the changelog records and the restore of a partition's state from them;
 //! - [`http`]: `/metrics`, `/healthz`, `/readyz`; [`metrics`]: the Prometheus metrics.
-//!
-//! Not yet here (DESIGN §3–4): exactly-once transactions and the changelog topic with state
-//! restore on assignment.
 
+pub mod changelog;
 pub mod config;
 pub mod consumer;
 pub mod http;

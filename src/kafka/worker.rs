@@ -1,27 +1,50 @@
 //! Per-partition processing: one [`Engine`] per assigned input partition, on its own thread, with
 //! its state in `<state.path>/p<partition>`.
 //!
-//! Order of effects for every batch (at-least-once): process it against a pending state
-//! transaction → produce its clean-text records and dead letters and wait for the broker's
-//! acknowledgements → commit the state together with the partition's progress (next offset) in one
-//! RocksDB batch → commit the consumer offset. A crash before the state commit repeats the batch
-//! (outputs may repeat, the tree does not count twice because nothing was written); a crash after
-//! it skips the batch on restart (its outputs were acknowledged). Records below the stored
-//! progress are therefore never applied again.
+//! On assignment the worker reconciles the state's progress `P` (next offset applied) with the
+//! group's committed offset `C` ([`plan`]): equal, it resumes; state missing or behind (`P < C`:
+//! a crash between the Kafka commit and the state commit, or a partition that moved here without
+//! its volume), it restores the state from the changelog as of `C` before processing anything,
+//! the partition paused and `/readyz` not ready meanwhile; ahead (`P > C`), at-least-once resumes
+//! at `P` (those outputs were acknowledged) and exactly-once restores to `C` (nothing past the
+//! committed transaction may stay in the tree).
+//!
+//! Order of effects for every batch, exactly-once (the Kafka Streams pattern): process it against
+//! a pending state transaction → begin a Kafka transaction, produce its clean-text records, dead
+//! letters and changelog records, add the consumer offset (last processed + 1), commit → commit
+//! the state together with the partition's progress in one RocksDB batch. A failure aborts the
+//! Kafka transaction and drops the state transaction; the batch is processed again from the
+//! unchanged state (the partition is rewound to its last committed position). A crash before the
+//! Kafka commit repeats the batch; a crash after it leaves `P < C`, which the restore repairs.
+//!
+//! At-least-once (brokers without transactions): the same, with the records produced and
+//! acknowledged outside a transaction, then the state commit, then the consumer offset commit.
+//! A crash may repeat a batch's outputs; records below the stored progress are never applied
+//! again.
+//!
+//! Processing is deterministic: a record's outputs depend only on the state before it and the
+//! record itself (its Kafka timestamp is the output's `processed_at` and, without `fetched_at`,
+//! the page's event time; a record without a timestamp counts as time 0), so a repeated output
+//! is byte-identical to the first.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{mpsc as std_mpsc, Arc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use rdkafka::consumer::ConsumerGroupMetadata;
+use rdkafka::topic_partition_list::{Offset, TopicPartitionList};
 use thiserror::Error;
 use tokio::sync::{mpsc, OwnedSemaphorePermit};
 
+use super::changelog;
+use super::config::DeliveryMode;
+use super::http::Readiness;
 use super::metrics::Metrics;
-use super::producer::{OutRecord, Producer};
+use super::producer::{DeliveryError, OutRecord, Producer};
 use crate::config::Config;
-use crate::engine::{Engine, EngineError, Input, Outcome};
+use crate::engine::{Change, Engine, EngineError, Input, Outcome};
 use crate::record::{DeadLetter, ErrorKind, Source};
 
 /// Bytes reserved for a message's framing, headers and key beyond its value when checking it
@@ -50,12 +73,50 @@ pub struct Batch {
     pub permit: OwnedSemaphorePermit,
 }
 
-/// Commits a partition's consumer offset.
+/// The consumer side a partition worker needs: offset commits, the group metadata for
+/// transactions, and resuming a partition paused while it restored.
 pub trait Committer: Send + Sync {
     /// Commits `next_offset` (the offset of the next record to read) for the partition,
     /// synchronously.
     fn commit(&self, topic: &str, partition: i32, next_offset: i64) -> Result<(), String>;
+    /// The consumer's current group metadata (`None` once the consumer is closed).
+    fn group_metadata(&self) -> Option<ConsumerGroupMetadata>;
+    /// Resumes fetching the partition.
+    fn resume(&self, topic: &str, partition: i32);
 }
+
+/// How a newly assigned partition starts, from the state's progress `P` and the group's committed
+/// offset `C` (see the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// Fetch from the committed offset (or, with none, from the beginning).
+    Resume,
+    /// Fetch from this offset: the state's progress, ahead of any committed offset.
+    SeekTo(u64),
+    /// Rebuild the state from the changelog as of this committed offset, then fetch from it.
+    Restore(u64),
+}
+
+/// Reconciles the state's progress with the committed offset for `mode`.
+pub fn plan(mode: DeliveryMode, progress: Option<u64>, committed: Option<u64>) -> Start {
+    match (progress, committed) {
+        (None, None) => Start::Resume,
+        (Some(p), None) => Start::SeekTo(p),
+        (None, Some(c)) => Start::Restore(c),
+        (Some(p), Some(c)) if p == c => Start::Resume,
+        (Some(p), Some(c)) if p < c => Start::Restore(c),
+        (Some(p), Some(c)) => match mode {
+            DeliveryMode::AtLeastOnce => Start::SeekTo(p),
+            DeliveryMode::ExactlyOnce => Start::Restore(c),
+        },
+    }
+}
+
+/// Bits of a partition's restore gate: the consumer paused it, the worker restored it. Whoever
+/// sets the second bit resumes the partition, so it resumes exactly once and never before both.
+pub const GATE_PAUSED: u8 = 1;
+/// See [`GATE_PAUSED`].
+pub const GATE_RESTORED: u8 = 2;
 
 /// What every partition worker shares.
 pub struct Shared {
@@ -65,8 +126,10 @@ pub struct Shared {
     pub producer: Producer,
     /// Metrics.
     pub metrics: Metrics,
-    /// Offset commits.
+    /// Offset commits, group metadata, resumption.
     pub committer: Arc<dyn Committer>,
+    /// What `/readyz` reports.
+    pub readiness: Arc<Readiness>,
 }
 
 /// A partition could not be opened.
@@ -99,7 +162,8 @@ pub struct PartitionWorker {
     stop: Arc<AtomicBool>,
     done: std_mpsc::Receiver<()>,
     thread: JoinHandle<()>,
-    progress: Option<u64>,
+    start: Start,
+    gate: Arc<AtomicU8>,
 }
 
 /// The state directory of a partition.
@@ -108,18 +172,23 @@ pub fn partition_state_path(config: &Config, partition: i32) -> PathBuf {
 }
 
 impl PartitionWorker {
-    /// Opens the partition's state on a new thread and starts processing batches sent to it.
-    /// Returns once the state is open.
+    /// Opens the partition's state on a new thread, reconciles it with `committed` (the group's
+    /// committed offset, [`plan`]) and starts processing batches sent to it, after restoring the
+    /// state first when needed. Returns once the state is open; a restore counts as started
+    /// (`/readyz` not ready) before it returns.
     pub fn start(
         shared: Arc<Shared>,
         partition: i32,
         queue: usize,
+        committed: Option<u64>,
     ) -> Result<PartitionWorker, OpenError> {
         let (sender, receiver) = mpsc::channel(queue.max(1));
         let (opened_tx, opened_rx) = std_mpsc::channel();
         let (done_tx, done) = std_mpsc::channel();
         let stop = Arc::new(AtomicBool::new(false));
+        let gate = Arc::new(AtomicU8::new(0));
         let thread_stop = stop.clone();
+        let thread_gate = gate.clone();
         let thread = std::thread::Builder::new()
             .name(format!("urltree-p{partition}"))
             .spawn(move || {
@@ -127,40 +196,69 @@ impl PartitionWorker {
                 config.state.path = partition_state_path(&shared.config, partition);
                 let topic = shared.config.kafka.topics.input.clone();
                 let progress_name = progress_source(&topic, partition);
+                let open_error = |source| OpenError::Engine {
+                    partition,
+                    path: config.state.path.clone(),
+                    source,
+                };
                 let opened = Engine::open(&config)
-                    .map_err(|source| OpenError::Engine {
-                        partition,
-                        path: config.state.path.clone(),
-                        source,
-                    })
+                    .map_err(open_error)
                     .and_then(|engine| {
-                        let progress = engine.store().progress(&progress_name).map_err(|e| {
-                            OpenError::Engine {
-                                partition,
-                                path: config.state.path.clone(),
-                                source: EngineError::State(e),
-                            }
-                        })?;
+                        let progress = engine
+                            .store()
+                            .progress(&progress_name)
+                            .map_err(|e| open_error(EngineError::State(e)))?;
                         Ok((engine, progress))
                     });
-                let (engine, progress) = match opened {
-                    Ok((engine, progress)) => {
-                        let _ = opened_tx.send(Ok(progress));
-                        (engine, progress)
-                    }
+                let (mut engine, progress) = match opened {
+                    Ok(opened) => opened,
                     Err(e) => {
                         let _ = opened_tx.send(Err(e));
                         return;
                     }
                 };
+                let start = plan(shared.config.kafka.delivery, progress, committed);
+                if let Start::Restore(_) = start {
+                    shared.readiness.restore_started();
+                }
+                let _ = opened_tx.send(Ok(start));
+                let mut applied = progress.unwrap_or(0);
+                if let Start::Restore(upto) = start {
+                    drop(engine);
+                    let restored = restore(&shared, &config, partition, upto, &thread_stop);
+                    shared.readiness.restore_finished();
+                    let reopened = restored
+                        .then(|| Engine::open(&config).map_err(open_error))
+                        .and_then(|opened| {
+                            opened
+                                .map_err(|e| tracing::error!(partition, "after restore: {e}"))
+                                .ok()
+                        });
+                    let Some(reopened) = reopened else {
+                        // Stopped while restoring: whatever was queued stays uncommitted.
+                        let mut receiver: mpsc::Receiver<Batch> = receiver;
+                        receiver.close();
+                        while let Ok(batch) = receiver.try_recv() {
+                            shared.metrics.in_flight.sub(batch.records.len() as i64);
+                        }
+                        let _ = done_tx.send(());
+                        return;
+                    };
+                    engine = reopened;
+                    applied = upto;
+                    if thread_gate.fetch_or(GATE_RESTORED, Ordering::AcqRel) & GATE_PAUSED != 0 {
+                        shared.committer.resume(&topic, partition);
+                    }
+                }
                 let mut run = PartitionRun {
                     shared,
                     engine,
                     topic,
                     partition,
                     progress_name,
-                    applied: progress.unwrap_or(0),
+                    applied,
                     stop: thread_stop,
+                    transactional: None,
                 };
                 run.run(receiver);
                 let _ = done_tx.send(());
@@ -170,13 +268,14 @@ impl PartitionWorker {
                 detail: e.to_string(),
             })?;
         match opened_rx.recv() {
-            Ok(Ok(progress)) => Ok(PartitionWorker {
+            Ok(Ok(start)) => Ok(PartitionWorker {
                 partition,
                 sender,
                 stop,
                 done,
                 thread,
-                progress,
+                start,
+                gate,
             }),
             Ok(Err(e)) => Err(e),
             Err(_) => Err(OpenError::Thread {
@@ -186,9 +285,15 @@ impl PartitionWorker {
         }
     }
 
-    /// The next offset to apply, as stored with the state (`None` for fresh state).
-    pub fn progress(&self) -> Option<u64> {
-        self.progress
+    /// How the partition starts ([`plan`]).
+    pub fn start_plan(&self) -> Start {
+        self.start
+    }
+
+    /// Marks the partition paused by the consumer while it restores; returns true when the
+    /// restore has already finished, so the caller resumes it now.
+    pub fn paused(&self) -> bool {
+        self.gate.fetch_or(GATE_PAUSED, Ordering::AcqRel) & GATE_RESTORED != 0
     }
 
     /// A handle to send batches to the worker.
@@ -228,6 +333,41 @@ pub fn progress_source(topic: &str, partition: i32) -> String {
     format!("{topic}/{partition}")
 }
 
+/// Rebuilds the partition's state at `config.state.path` from the changelog as of input offset
+/// `upto`, retrying with backoff until it succeeds; false when the worker was stopped first.
+fn restore(shared: &Shared, config: &Config, partition: i32, upto: u64, stop: &AtomicBool) -> bool {
+    let mut backoff = Duration::from_millis(200);
+    loop {
+        let started = Instant::now();
+        match changelog::restore_state(config, partition, upto, &shared.metrics, stop) {
+            Ok(stats) => {
+                tracing::info!(
+                    partition,
+                    upto,
+                    records = stats.read,
+                    ignored = stats.ignored,
+                    documents = stats.documents,
+                    seconds = started.elapsed().as_secs_f64(),
+                    "state restored from the changelog"
+                );
+                return true;
+            }
+            Err(changelog::RestoreFailure::Stopped) => return false,
+            Err(e) => {
+                tracing::error!(
+                    partition,
+                    "restoring the state failed, retrying in {backoff:?}: {e}"
+                );
+            }
+        }
+        std::thread::sleep(backoff);
+        if stop.load(Ordering::Acquire) {
+            return false;
+        }
+        backoff = (backoff * 2).min(Duration::from_secs(10));
+    }
+}
+
 struct PartitionRun {
     shared: Arc<Shared>,
     engine: Engine,
@@ -237,6 +377,9 @@ struct PartitionRun {
     /// The next offset not yet applied to the state.
     applied: u64,
     stop: Arc<AtomicBool>,
+    /// The partition's transactional producer (exactly-once), created on first use and again
+    /// after a fatal error.
+    transactional: Option<Producer>,
 }
 
 impl PartitionRun {
@@ -290,11 +433,16 @@ impl PartitionRun {
         if !fresh.is_empty() && !self.apply(&fresh, next, started) {
             return false;
         }
+        let in_transaction =
+            !fresh.is_empty() && shared.config.kafka.delivery == DeliveryMode::ExactlyOnce;
         self.applied = self.applied.max(next);
-        let committed = self
-            .shared
-            .committer
-            .commit(&self.topic, self.partition, next as i64);
+        let committed = if in_transaction {
+            Ok(())
+        } else {
+            self.shared
+                .committer
+                .commit(&self.topic, self.partition, next as i64)
+        };
         match committed {
             Ok(()) => metrics.commits.with_label_values(&["ok"]).inc(),
             Err(e) => {
@@ -318,8 +466,9 @@ impl PartitionRun {
         true
     }
 
-    /// Applies records to the state, delivering their outputs before the state commits; retries
-    /// until it succeeds or the worker is stopped.
+    /// Applies records to the state, delivering their outputs and changelog records (in one
+    /// transaction with the offset, exactly-once) before the state commits; retries until it
+    /// succeeds or the worker is stopped.
     fn apply(&mut self, fresh: &[&Record], next: u64, started: Instant) -> bool {
         let shared = self.shared.clone();
         let topics = &shared.config.kafka.topics;
@@ -333,9 +482,18 @@ impl PartitionRun {
                     partition: self.partition,
                     offset: r.offset,
                 },
-                timestamp_ms: r.timestamp_ms,
+                timestamp_ms: Some(r.timestamp_ms.unwrap_or(0)),
             })
             .collect();
+        let exactly_once = shared.config.kafka.delivery == DeliveryMode::ExactlyOnce;
+        let mut offsets = TopicPartitionList::new();
+        if let Err(e) =
+            offsets.add_partition_offset(&self.topic, self.partition, Offset::Offset(next as i64))
+        {
+            tracing::error!(partition = self.partition, "offset list: {e}");
+            return false;
+        }
+        let txn_timeout = Duration::from_millis(shared.config.kafka.transaction_timeout_ms);
         let max_message = shared.config.kafka.max_message_bytes();
         let fits = max_message.saturating_sub(MESSAGE_OVERHEAD);
         let mut backoff = Duration::from_millis(100);
@@ -344,10 +502,30 @@ impl PartitionRun {
             let mut delivered = 0;
             let mut oversized = 0;
             let mut process_done = None;
+            let mut logged = (0, 0);
+            if exactly_once && self.transactional.is_none() {
+                match Producer::transactional(
+                    &shared.config.kafka,
+                    self.partition,
+                    shared.producer.runtime(),
+                ) {
+                    Ok(p) => self.transactional = Some(p),
+                    Err(e) => {
+                        tracing::error!(partition = self.partition, "{e}");
+                        if !self.back_off(&mut backoff) {
+                            return false;
+                        }
+                        continue;
+                    }
+                }
+            }
+            let transactional = &mut self.transactional;
+            let committer = &shared.committer;
+            let partition = self.partition;
             let result = self.engine.process_batch_then(
                 &inputs,
                 Some((self.progress_name.as_str(), next)),
-                |outcomes| {
+                |outcomes, changes: &[Change]| {
                     process_done = Some(Instant::now());
                     let mut records = Vec::with_capacity(outcomes.len());
                     for (outcome, input) in outcomes.iter().zip(fresh) {
@@ -393,13 +571,35 @@ impl PartitionRun {
                         records.push(OutRecord {
                             topic,
                             key,
-                            payload,
+                            payload: Some(payload),
+                            partition: None,
+                            input_offset: None,
                         });
                     }
-                    delivered = shared
-                        .producer
-                        .deliver_blocking(&records)
-                        .map_err(|e| e.to_string())?;
+                    records.extend(changelog::records(&topics.changelog, partition, changes));
+                    let tombstones = changes.iter().filter(|c| c.fingerprint.is_none()).count();
+                    logged = (changes.len() - tombstones, tombstones);
+                    delivered = match transactional.as_ref() {
+                        Some(producer) => {
+                            let group = committer
+                                .group_metadata()
+                                .ok_or_else(|| "the consumer is closed".to_owned())?;
+                            let result = producer
+                                .deliver_in_transaction(&records, &offsets, &group, txn_timeout);
+                            let outcome = if result.is_ok() { "commit" } else { "abort" };
+                            metrics.transactions.with_label_values(&[outcome]).inc();
+                            result.map_err(|e| {
+                                if e.is_fatal() {
+                                    *transactional = None;
+                                }
+                                e.to_string()
+                            })?
+                        }
+                        None => shared
+                            .producer
+                            .deliver_blocking(&records)
+                            .map_err(|e: DeliveryError| e.to_string())?,
+                    };
                     Ok::<(), String>(())
                 },
             );
@@ -419,6 +619,14 @@ impl PartitionRun {
                         .dead_letters
                         .with_label_values(&[ErrorKind::TooLarge.as_str()])
                         .inc_by(oversized);
+                    metrics
+                        .changelog_records
+                        .with_label_values(&["fingerprint"])
+                        .inc_by(logged.0 as u64);
+                    metrics
+                        .changelog_records
+                        .with_label_values(&["tombstone"])
+                        .inc_by(logged.1 as u64);
                     return true;
                 }
                 Err(e) => {
@@ -428,17 +636,22 @@ impl PartitionRun {
                         "batch at offset {} not committed, retrying in {backoff:?}: {e}",
                         fresh.first().map(|r| r.offset).unwrap_or_default()
                     );
-                    if self.stop.load(Ordering::Acquire) {
+                    if !self.back_off(&mut backoff) {
                         return false;
                     }
-                    std::thread::sleep(backoff);
-                    if self.stop.load(Ordering::Acquire) {
-                        return false;
-                    }
-                    backoff = (backoff * 2).min(Duration::from_secs(10));
                 }
             }
         }
+    }
+
+    /// Sleeps `backoff` and doubles it (up to 10 s); false when the worker is stopped.
+    fn back_off(&self, backoff: &mut Duration) -> bool {
+        if self.stop.load(Ordering::Acquire) {
+            return false;
+        }
+        std::thread::sleep(*backoff);
+        *backoff = (*backoff * 2).min(Duration::from_secs(10));
+        !self.stop.load(Ordering::Acquire)
     }
 
     fn count(
@@ -501,6 +714,20 @@ fn dead_letter_bytes(dead: &DeadLetter, original: &[u8], max: usize) -> Result<V
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_committed_position_decides_how_a_partition_starts() {
+        use DeliveryMode::{AtLeastOnce as Alo, ExactlyOnce as Eos};
+        for mode in [Alo, Eos] {
+            assert_eq!(plan(mode, None, None), Start::Resume);
+            assert_eq!(plan(mode, Some(5), None), Start::SeekTo(5));
+            assert_eq!(plan(mode, None, Some(7)), Start::Restore(7));
+            assert_eq!(plan(mode, Some(7), Some(7)), Start::Resume);
+            assert_eq!(plan(mode, Some(3), Some(7)), Start::Restore(7));
+        }
+        assert_eq!(plan(Alo, Some(9), Some(7)), Start::SeekTo(9));
+        assert_eq!(plan(Eos, Some(9), Some(7)), Start::Restore(7));
+    }
 
     #[test]
     fn dead_letters_are_cut_to_the_message_limit() {

@@ -59,7 +59,9 @@ pub struct CleanRecord {
     /// When the crawler fetched the page (RFC 3339), when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fetched_at: Option<String>,
-    /// When urltree processed it (RFC 3339).
+    /// The input record's time (RFC 3339), so a replayed input yields the identical record: the
+    /// Kafka record timestamp (the epoch when it has none); for local files the page's
+    /// `fetched_at`, else the wall clock of the batch.
     pub processed_at: String,
     /// Where the input came from.
     pub source: Source,

@@ -6,6 +6,7 @@
 
 pub mod counter;
 pub mod keys;
+pub mod rebuild;
 mod txn;
 
 use std::path::{Path, PathBuf};
@@ -16,6 +17,7 @@ use rocksdb::{
 use thiserror::Error;
 
 pub use keys::DomainMeta;
+pub use rebuild::{Rebuild, RebuildStats};
 pub use txn::Txn;
 
 /// Tuning of the RocksDB instance, from the `[state]` section of the config.

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use rocksdb::{WriteBatch, WriteOptions};
+use rocksdb::{IngestExternalFileOptions, Options, SstFileWriter, WriteBatch, WriteOptions};
 
 use super::keys::{self, DomainMeta};
 use super::{counter, db_err, StateError, Store};
@@ -220,6 +220,86 @@ impl<'s> Txn<'s> {
         self.progress.insert(source.to_owned(), next_offset);
     }
 
+    /// Writes every change of the batch as one sorted table file per column family, ingested
+    /// directly below the memtables: a bulk load many times faster than [`Txn::commit`] for large
+    /// batches. The column families are ingested one after the other, the progress last, so the
+    /// progress becomes visible only once every other change is in; a crash in between leaves
+    /// changes without progress (a restore, the one user, then starts over).
+    pub fn ingest(self) -> Result<(), StateError> {
+        let store = self.store;
+        let mut counts: Vec<_> = self.counts.iter().filter(|(_, d)| **d != 0).collect();
+        counts.sort_unstable_by_key(|(key, _)| **key);
+        ingest_sorted(
+            store,
+            "counts",
+            counts
+                .iter()
+                .map(|(k, d)| (&k[..], Sst::Merge(counter::encode(**d)))),
+        )?;
+        let mut supports: Vec<_> = self.supports.iter().filter(|(_, d)| **d != 0).collect();
+        supports.sort_unstable_by_key(|(node, _)| **node);
+        ingest_sorted(
+            store,
+            "support",
+            supports
+                .iter()
+                .map(|(k, d)| (&k[..], Sst::Merge(counter::encode(**d)))),
+        )?;
+        let mut docs: Vec<_> = self.docs.iter().collect();
+        docs.sort_unstable_by_key(|(key, _)| **key);
+        ingest_sorted(
+            store,
+            "docs",
+            docs.iter().map(|(k, v)| {
+                let op = match v {
+                    Some(bytes) => Sst::Put(bytes.clone()),
+                    None => Sst::Delete,
+                };
+                (&k[..], op)
+            }),
+        )?;
+        let mut seen: Vec<_> = self.seen.iter().collect();
+        seen.sort_unstable_by_key(|(key, _)| **key);
+        ingest_sorted(
+            store,
+            "seen",
+            seen.iter().map(|(k, v)| {
+                let op = match v {
+                    Some(seq) => Sst::Put(seq.to_be_bytes().to_vec()),
+                    None => Sst::Delete,
+                };
+                (&k[..], op)
+            }),
+        )?;
+        let mut domains: Vec<_> = self
+            .dirty_domains
+            .iter()
+            .filter_map(|d| self.domains.get(d).map(|m| (d.0, *m)))
+            .collect();
+        domains.sort_unstable_by_key(|(key, _)| *key);
+        ingest_sorted(
+            store,
+            "domains",
+            domains.iter().map(|(k, meta)| {
+                let op = if meta.held() == 0 {
+                    Sst::Delete
+                } else {
+                    Sst::Put(meta.encode().to_vec())
+                };
+                (&k[..], op)
+            }),
+        )?;
+        let mut progress: Vec<_> = self.progress.iter().collect();
+        progress.sort_unstable();
+        ingest_sorted(
+            store,
+            "progress",
+            progress
+                .iter()
+                .map(|(k, o)| (k.as_bytes(), Sst::Put(o.to_be_bytes().to_vec()))),
+        )
+    }
+
     /// Writes every change of the batch atomically.
     pub fn commit(self) -> Result<(), StateError> {
         let store = self.store;
@@ -274,4 +354,46 @@ impl<'s> Txn<'s> {
             .write_opt(batch, &opts)
             .map_err(db_err("committing a batch"))
     }
+}
+
+/// One entry of a table file to ingest.
+enum Sst {
+    Put(Vec<u8>),
+    Merge([u8; 8]),
+    Delete,
+}
+
+/// Writes `entries` (keys strictly increasing) into a table file in the store's directory and
+/// ingests it into column family `cf` (nothing when there are no entries).
+fn ingest_sorted<'k>(
+    store: &Store,
+    cf: &'static str,
+    entries: impl Iterator<Item = (&'k [u8], Sst)>,
+) -> Result<(), StateError> {
+    let mut entries = entries.peekable();
+    if entries.peek().is_none() {
+        return Ok(());
+    }
+    let path = store.path().join(format!("ingest-{cf}.sst"));
+    let mut opts = Options::default();
+    opts.set_compression_type(rocksdb::DBCompressionType::Lz4);
+    let mut writer = SstFileWriter::create(&opts);
+    writer
+        .open(&path)
+        .map_err(db_err("creating a table file"))?;
+    for (key, entry) in entries {
+        match entry {
+            Sst::Put(value) => writer.put(key, value),
+            Sst::Merge(delta) => writer.merge(key, delta),
+            Sst::Delete => writer.delete(key),
+        }
+        .map_err(db_err("writing a table file"))?;
+    }
+    writer.finish().map_err(db_err("finishing a table file"))?;
+    let mut ingest = IngestExternalFileOptions::default();
+    ingest.set_move_files(true);
+    store
+        .db()
+        .ingest_external_file_cf_opts(store.cf(cf)?, &ingest, vec![&path])
+        .map_err(db_err("ingesting a table file"))
 }
