@@ -193,7 +193,14 @@ fn config_schema_matches_the_loader() {
     compare_defaults(&schema, &defaults, "", &mut missing);
     // Optional fields without a default are the only ones the binary leaves out.
     missing.sort();
-    assert_eq!(missing, ["kafka.group_instance_id", "rules.file"]);
+    assert_eq!(
+        missing,
+        [
+            "kafka.group_instance_id",
+            "kafka.transactional_id_prefix",
+            "rules.file"
+        ]
+    );
 
     // The example validates and loads, in the library and in the binary.
     let example = root().join("schemas/examples/config.toml");

@@ -124,16 +124,11 @@ fn route(req: &Request<Incoming>, status: &Status) -> Response<Full<Bytes>> {
         return text(StatusCode::METHOD_NOT_ALLOWED, PLAIN, "GET only\n".into());
     }
     match req.uri().path() {
-        "/metrics" => {
-            // urltree_ready reports exactly what /readyz answers at the moment of the scrape.
-            let ready = status.ready.load(Ordering::Acquire);
-            status.metrics.ready.set(i64::from(ready));
-            text(
-                StatusCode::OK,
-                "text/plain; version=0.0.4; charset=utf-8",
-                status.metrics.render(),
-            )
-        }
+        "/metrics" => text(
+            StatusCode::OK,
+            "text/plain; version=0.0.4; charset=utf-8",
+            status.metrics.render(),
+        ),
         "/healthz" => text(StatusCode::OK, PLAIN, "ok\n".into()),
         "/readyz" if status.ready.is_ready() => text(StatusCode::OK, PLAIN, "ready\n".into()),
         "/readyz" => text(
