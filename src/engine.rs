@@ -377,6 +377,7 @@ impl PageContext<'_> {
                     ancestors: &b.ancestors,
                     count,
                     path_count: path.map(path_count_of).unwrap_or(0),
+                    hint: b.hint,
                 })
                 .collect();
             let mut reasons = Vec::with_capacity(facts.len());

@@ -33,6 +33,7 @@ mod tests;
 
 pub use hash::{block_hash, BlockHash};
 pub use limits::ParseLimits;
+pub use markup::Hint;
 pub use tokenizer::{PageStats, Tokenizer};
 
 /// One text block of a page, in document order.
@@ -60,6 +61,9 @@ pub struct Block {
     pub chars: u32,
     /// True when `text` was cut at `ParseLimits::max_block_chars`.
     pub truncated: bool,
+    /// What the markup of the block's open containers (below `html` and `body`) says of it:
+    /// [`Hint::Boilerplate`] when any of them is marked so, else [`Hint::Content`] when any is.
+    pub hint: Hint,
 }
 
 /// Why a page could not be split into blocks.

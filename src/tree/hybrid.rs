@@ -32,6 +32,7 @@
 //! Each verdict carries the [`Reason`] that decided it, so every output block says why.
 
 use super::heuristic::Label;
+pub use crate::blocks::Hint;
 
 /// Support at which the tree's path counts are trusted as much as the page's own evidence: the
 /// confidence of a node that has seen `n` pages is `(n - 1) / (n - 1 + SUPPORT_HALF)`, one half
@@ -122,6 +123,8 @@ pub struct BlockFacts<'a> {
     /// The count of the block's element path at the deciding node (including this page); read
     /// only where [`uses_path_count`] says the classifier uses it, 0 elsewhere.
     pub path_count: u64,
+    /// What the markup around the block says of it.
+    pub hint: Hint,
 }
 
 /// What the classifier knows of the deciding node.
@@ -144,6 +147,9 @@ pub enum Reason {
     Template,
     /// Mostly link text.
     LinkDense,
+    /// Inside an element whose markup marks the regions around a page's text (navigation, a
+    /// sidebar, comments, sharing widgets).
+    Marked,
     /// Outside the subtree that holds the page's main text.
     OutsideMainSubtree,
     /// Inside the main subtree (or long prose), and neither repeated nor template.
@@ -166,6 +172,7 @@ impl Reason {
             Reason::Repeated => "repeated",
             Reason::Template => "template",
             Reason::LinkDense => "link-dense",
+            Reason::Marked => "marked",
             Reason::OutsideMainSubtree => "outside-main-subtree",
             Reason::Unique => "unique",
         }
@@ -244,6 +251,25 @@ fn classify_with(
             Some(_) => Reason::Unique,
         };
         out.push(reason);
+    }
+    // The markup's word on regions around the text: trusted unless it would take most of what
+    // the page still holds (a page-wide wrapper with a misleading class).
+    let (mut marked, mut unmarked) = (0u64, 0u64);
+    for (block, reason) in blocks.iter().zip(out.iter()) {
+        if *reason == Reason::Unique {
+            if block.hint == Hint::Boilerplate {
+                marked += u64::from(block.chars);
+            } else {
+                unmarked += u64::from(block.chars);
+            }
+        }
+    }
+    if marked > 0 && marked < unmarked {
+        for (block, reason) in blocks.iter().zip(out.iter_mut()) {
+            if *reason == Reason::Unique && block.hint == Hint::Boilerplate {
+                *reason = Reason::Marked;
+            }
+        }
     }
     // Once a trusted node has removed the navigation, a page whose remaining text is nearly all
     // links is an index: its links are its content, and they count as text.
@@ -435,6 +461,7 @@ mod tests {
             ancestors,
             count: Some(count),
             path_count,
+            hint: Hint::None,
         }
     }
 
@@ -572,6 +599,37 @@ mod tests {
     }
 
     #[test]
+    fn marked_regions_are_dropped_unless_they_hold_most_of_the_page() {
+        // The article, and a comment section inside it that its markup marks.
+        let comments = [[0, 1, 7, 13, 14], [0, 1, 7, 13, 15]];
+        let mut blocks = vec![
+            block(&ARTICLE[0], 300, 0, 1, 1),
+            block(&ARTICLE[1], 250, 0, 1, 1),
+        ];
+        for c in &comments {
+            blocks.push(BlockFacts {
+                hint: Hint::Boilerplate,
+                ..block(c, 120, 0, 1, 1)
+            });
+        }
+        let reasons = run(&blocks, 1);
+        assert_eq!(
+            reasons,
+            vec![
+                Reason::Unique,
+                Reason::Unique,
+                Reason::Marked,
+                Reason::Marked
+            ]
+        );
+        // A page wrapped whole in a misleading class: the markup is not trusted.
+        for b in &mut blocks {
+            b.hint = Hint::Boilerplate;
+        }
+        assert_eq!(&run(&blocks, 1)[..2], &[Reason::Unique; 2]);
+    }
+
+    #[test]
     fn an_index_page_keeps_its_links() {
         // main(2) > ul(3) > li(4..7), all links; the repeated header outside.
         let items = [
@@ -670,6 +728,7 @@ mod tests {
             Reason::Repeated,
             Reason::Template,
             Reason::LinkDense,
+            Reason::Marked,
             Reason::OutsideMainSubtree,
         ] {
             assert_eq!(r.label(), Label::Boilerplate, "{}", r.as_str());
