@@ -22,6 +22,10 @@
 //!   its text minus the cost of a short phrase, in full on a new domain, so a sidebar of short
 //!   teasers and labels does not pull the main subtree wide (Gottron's text density: a region of
 //!   many short texts is mostly markup). Blocks outside it are dropped.
+//! - **Markup** (the cues of readability and trafilatura; ARIA landmark roles): a unique block
+//!   inside an element marked as navigation, a sidebar, comments or the like is dropped, unless
+//!   the marked text is most of what the page holds; text marked as the main text (`<article>`,
+//!   `role=main`, `itemprop=articleBody`) anchors the main subtree when there is enough of it.
 //! - **Stub pages**: a page left with almost no text once the tree has spoken (a redirect notice
 //!   shared by many pages) is judged by its own structure alone, as on a domain's first page.
 //!
@@ -70,6 +74,11 @@ pub const MIN_PAGE_CHARS: u32 = 100;
 /// strong. Charged in full on a page judged alone and scaled down by the node's [`confidence`],
 /// since a trusted node has already removed the repeated short blocks.
 pub const BLOCK_COST: u32 = 20;
+
+/// Characters of text inside elements that the markup marks as the main text (`<article>`,
+/// `role=main`) above which only they can anchor the main subtree: two sentences, enough to be a
+/// text and not a teaser.
+const MIN_MARKED_MAIN: u64 = 200;
 
 /// The classifier's few parameters; [`Params::default`] holds the constants above, each with its
 /// reason.
@@ -364,7 +373,16 @@ fn main_subtree(
             b.chars - b.link_chars.min(b.chars)
         }
     };
-    let anchor = densest_group(blocks, reasons, level, text)?;
+    // Text the markup marks as the main text anchors the main subtree when there is enough of
+    // it to be one (`<article>`, `role=main`, `itemprop=articleBody`).
+    let marked_main: u64 = blocks
+        .iter()
+        .zip(reasons)
+        .filter(|(b, r)| **r == Reason::Unique && b.hint == Hint::Content)
+        .map(|(b, _)| u64::from(text(b)))
+        .sum();
+    let only_main = marked_main >= MIN_MARKED_MAIN;
+    let anchor = densest_group(blocks, reasons, level, only_main, text)?;
     let Main::Element(anchor) = anchor else {
         return Some(Main::Page);
     };
@@ -404,12 +422,13 @@ fn densest_group(
     blocks: &[BlockFacts<'_>],
     reasons: &[Reason],
     level: usize,
+    only_main: bool,
     text: impl Fn(&BlockFacts<'_>) -> u32,
 ) -> Option<Main> {
     let mut groups: Vec<(u32, u64)> = blocks
         .iter()
         .zip(reasons)
-        .filter(|(_, r)| **r == Reason::Unique)
+        .filter(|(b, r)| **r == Reason::Unique && (!only_main || b.hint == Hint::Content))
         .map(|(b, _)| {
             let key = match group_of(b, level) {
                 Main::Element(e) => e,
@@ -627,6 +646,32 @@ mod tests {
             b.hint = Hint::Boilerplate;
         }
         assert_eq!(&run(&blocks, 1)[..2], &[Reason::Unique; 2]);
+    }
+
+    #[test]
+    fn text_marked_as_the_main_text_anchors_the_main_subtree() {
+        // An article of two short paragraphs beside an unmarked box with one long paragraph, and
+        // the repeated site navigation.
+        let boxed = [0, 1, 11, 12];
+        let nav = [0, 1, 2, 3];
+        let mut blocks = vec![
+            block(&ARTICLE[0], 150, 0, 1, 1),
+            block(&ARTICLE[1], 120, 0, 1, 1),
+            block(&boxed, 400, 0, 1, 1),
+            block(&nav, 600, 0, 2, 2),
+        ];
+        use Reason::*;
+        assert_eq!(
+            run(&blocks, 1),
+            vec![OutsideMainSubtree, OutsideMainSubtree, Unique, Repeated]
+        );
+        for b in &mut blocks[..2] {
+            b.hint = Hint::Content;
+        }
+        assert_eq!(
+            run(&blocks, 1),
+            vec![Unique, Unique, OutsideMainSubtree, Repeated]
+        );
     }
 
     #[test]
