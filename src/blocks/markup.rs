@@ -20,8 +20,11 @@ pub(crate) struct TagToken<'a> {
     pub self_closing: bool,
     /// True for an `<a>` start tag with an `href` attribute (a link, not a named anchor).
     pub href: bool,
-    /// What the start tag's `class`, `id`, `role` and `itemprop` attributes say of its content.
+    /// What the start tag's `class`, `role` and `itemprop` attributes say of its content.
     pub hint: Hint,
+    /// What the start tag's `id` says of its content (ids inside the main text are mostly slugs
+    /// of its headings, so the caller decides whether to trust it).
+    pub id_hint: Hint,
 }
 
 /// What an element's markup says of its content, the cues single-page extractors read
@@ -54,7 +57,8 @@ impl Hint {
 /// The attributes read for hints.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum HintAttr {
-    ClassOrId,
+    Class,
+    Id,
     Role,
     ItemProp,
 }
@@ -62,9 +66,9 @@ enum HintAttr {
 #[inline]
 fn hint_attr(name: &[u8]) -> Option<HintAttr> {
     match name.len() {
-        2 if name.eq_ignore_ascii_case(b"id") => Some(HintAttr::ClassOrId),
+        2 if name.eq_ignore_ascii_case(b"id") => Some(HintAttr::Id),
         4 if name.eq_ignore_ascii_case(b"role") => Some(HintAttr::Role),
-        5 if name.eq_ignore_ascii_case(b"class") => Some(HintAttr::ClassOrId),
+        5 if name.eq_ignore_ascii_case(b"class") => Some(HintAttr::Class),
         8 if name.eq_ignore_ascii_case(b"itemprop") => Some(HintAttr::ItemProp),
         _ => None,
     }
@@ -86,7 +90,7 @@ fn value_hint(attr: HintAttr, value: &[u8]) -> Hint {
         lower.copy_from_slice(word);
         lower.make_ascii_lowercase();
         let h = match attr {
-            HintAttr::ClassOrId => class_word_hint(lower),
+            HintAttr::Class | HintAttr::Id => class_word_hint(lower),
             HintAttr::Role => match &*lower {
                 b"main" | b"article" => Hint::Content,
                 b"navigation" | b"complementary" | b"contentinfo" | b"banner" | b"menu"
@@ -101,6 +105,15 @@ fn value_hint(attr: HintAttr, value: &[u8]) -> Hint {
         hint = hint.max(h);
     }
     hint
+}
+
+#[inline]
+fn add_hint(hints: &mut Hints, attr: HintAttr, hint: Hint) {
+    if attr == HintAttr::Id {
+        hints.1 = hints.1.max(hint);
+    } else {
+        hints.0 = hints.0.max(hint);
+    }
 }
 
 /// Words of `class` and `id` values that mark the regions around a page's main text.
@@ -200,7 +213,7 @@ pub(crate) fn scan_markup<'a>(run: &'a [u8], mut on_tag: impl FnMut(TagToken<'a>
         let next = run.get(lt + 1).copied();
         i = match next {
             Some(c) if c.is_ascii_alphabetic() => match lex_tag(run, lt + 1) {
-                Some((after, name, self_closing, hint)) => {
+                Some((after, name, self_closing, (hint, id_hint))) => {
                     let href = matches!(name, [b'a' | b'A'])
                         && has_href(run.get(lt + 2..after).unwrap_or_default());
                     on_tag(TagToken {
@@ -209,6 +222,7 @@ pub(crate) fn scan_markup<'a>(run: &'a [u8], mut on_tag: impl FnMut(TagToken<'a>
                         self_closing,
                         href,
                         hint,
+                        id_hint,
                     });
                     after
                 }
@@ -223,6 +237,7 @@ pub(crate) fn scan_markup<'a>(run: &'a [u8], mut on_tag: impl FnMut(TagToken<'a>
                             self_closing: false,
                             href: false,
                             hint: Hint::None,
+                            id_hint: Hint::None,
                         });
                         after
                     }
@@ -283,12 +298,15 @@ fn comment_end(run: &[u8], from: usize) -> usize {
     run.len()
 }
 
-/// Lexes a tag whose name starts at `start`; returns (index past `>`, name, self-closing, hint
+/// Hints of a tag's attributes: (`class`, `role`, `itemprop`) and (`id`).
+type Hints = (Hint, Hint);
+
+/// Lexes a tag whose name starts at `start`; returns (index past `>`, name, self-closing, hints
 /// of its attributes), or None when the tag is not closed within `run`.
-fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool, Hint)> {
+fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool, Hints)> {
     let mut j = skip_until(run, start, NAME_END);
     let name = &run[start..j];
-    let mut hint = Hint::None;
+    let mut hint: Hints = (Hint::None, Hint::None);
     loop {
         // Before attribute name.
         j = skip_spaces(run, j);
@@ -320,7 +338,7 @@ fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool, Hint)> {
                 value_start = j + 1;
                 j = find_byte(run, j + 1, q)? + 1;
                 if let Some(attr) = attr {
-                    hint = hint.max(value_hint(attr, &run[value_start..j - 1]));
+                    add_hint(&mut hint, attr, value_hint(attr, &run[value_start..j - 1]));
                 }
             }
             b'>' => return Some((j + 1, name, false, hint)),
@@ -328,7 +346,7 @@ fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool, Hint)> {
                 value_start = j;
                 j = skip_until(run, j, UNQUOTED_END);
                 if let Some(attr) = attr {
-                    hint = hint.max(value_hint(attr, &run[value_start..j]));
+                    add_hint(&mut hint, attr, value_hint(attr, &run[value_start..j]));
                 }
             }
         }
@@ -400,7 +418,7 @@ mod tests {
     fn hints_come_from_class_id_role_and_itemprop() {
         let hints = |run: &str| {
             let mut out = Vec::new();
-            scan_markup(run.as_bytes(), |t| out.push(t.hint));
+            scan_markup(run.as_bytes(), |t| out.push(t.hint.max(t.id_hint)));
             out
         };
         use Hint::*;

@@ -16,7 +16,7 @@ use memchr::memrchr;
 
 use super::hash::BlockHasher;
 use super::limits::ParseLimits;
-use super::markup::{scan_markup, Hint};
+use super::markup::{scan_markup, Hint, TagToken};
 use super::open::OpenElements;
 use super::tags::{classify, tag_key, Tag, TagKey, BREAKOUT, CLOSES_SELECT};
 use super::text::{decode_entities, BlockText};
@@ -292,7 +292,7 @@ impl State {
             if tag.end {
                 self.end_tag(tag.name, limits);
             } else {
-                self.start_tag(tag.name, tag.self_closing, tag.href, tag.hint, limits);
+                self.start_tag(tag, limits);
             }
         });
         self.cursor = to;
@@ -323,14 +323,13 @@ impl State {
         }
     }
 
-    fn start_tag(
-        &mut self,
-        name: &[u8],
-        self_closing: bool,
-        href: bool,
-        hint: Hint,
-        limits: &ParseLimits,
-    ) {
+    fn start_tag(&mut self, token: TagToken<'_>, limits: &ParseLimits) {
+        let TagToken {
+            name,
+            self_closing,
+            href,
+            ..
+        } = token;
         let key = tag_key(name);
         let (tag, flags) = classify(key);
         if let Some(d) = self.dropping.as_mut() {
@@ -369,16 +368,31 @@ impl State {
             }
             _ => {
                 if self.open.len() < limits.max_open_elements {
-                    // The page's root elements carry page-wide classes ("has-sidebar"), not a
-                    // region's.
-                    let hint = if tag == Tag::Root {
-                        Hint::None
-                    } else {
-                        hint.max(tag_hint(key))
-                    };
+                    let hint = self.element_hint(key, tag, &token);
                     self.open.push(key, tag, name, ordinal, href, hint);
                 }
             }
+        }
+    }
+
+    /// What an element's markup says of its content. The page's root elements carry page-wide
+    /// classes ("has-sidebar"), not a region's. Inside the main text that the markup marks,
+    /// ids are mostly slugs of the text's headings ("buffer-related-functions") and an aside is
+    /// the text's own note (HTML: tangential to the article it is in), so neither marks a region.
+    fn element_hint(&self, key: TagKey, tag: Tag, token: &TagToken<'_>) -> Hint {
+        if tag == Tag::Root {
+            return Hint::None;
+        }
+        let tag_hint = tag_hint(key);
+        if self.open.hint() == Hint::Content {
+            let tag_hint = if key == KEY_ASIDE {
+                Hint::None
+            } else {
+                tag_hint
+            };
+            token.hint.max(tag_hint)
+        } else {
+            token.hint.max(token.id_hint).max(tag_hint)
         }
     }
 
