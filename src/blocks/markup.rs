@@ -81,6 +81,7 @@ const MAX_HINT_WORD: usize = 16;
 /// case-insensitive) against the words that mark boilerplate or content.
 fn value_hint(attr: HintAttr, value: &[u8]) -> Hint {
     let mut hint = Hint::None;
+    let mut wraps_text = false;
     for word in value.split(|b| !b.is_ascii_alphanumeric()) {
         if word.is_empty() || word.len() > MAX_HINT_WORD {
             continue;
@@ -90,7 +91,10 @@ fn value_hint(attr: HintAttr, value: &[u8]) -> Hint {
         lower.copy_from_slice(word);
         lower.make_ascii_lowercase();
         let h = match attr {
-            HintAttr::Class | HintAttr::Id => class_word_hint(lower),
+            HintAttr::Class | HintAttr::Id => {
+                wraps_text |= matches!(&*lower, b"article" | b"body" | b"content" | b"main");
+                class_word_hint(lower)
+            }
             HintAttr::Role => match &*lower {
                 b"main" | b"article" => Hint::Content,
                 b"navigation" | b"complementary" | b"contentinfo" | b"banner" | b"menu"
@@ -104,7 +108,14 @@ fn value_hint(attr: HintAttr, value: &[u8]) -> Hint {
         };
         hint = hint.max(h);
     }
-    hint
+    // A name that also says it holds the text ("content-sidebar-wrap", "main-nav-and-body")
+    // names a wrapper of the text and its surroundings, not a region around it (readability's
+    // rule for its candidates).
+    if wraps_text {
+        Hint::None
+    } else {
+        hint
+    }
 }
 
 #[inline]
@@ -440,6 +451,11 @@ mod tests {
         assert_eq!(
             hints("<div class=\"shadow header loading\"><p data-class=comment><div class>"),
             vec![None, None, None]
+        );
+        // A name that also names the text is a wrapper of the text and what is around it.
+        assert_eq!(
+            hints("<div id=content-sidebar-wrap><div class='comment_content'>"),
+            vec![None, None]
         );
         // Boilerplate wins over content on one element; end tags carry none.
         assert_eq!(
