@@ -76,7 +76,8 @@ pub const MIN_PAGE_CHARS: u32 = 100;
 pub const BLOCK_COST: u32 = 20;
 
 /// Characters of text inside elements that the markup marks as the main text (`<article>`,
-/// `role=main`) above which only they can anchor the main subtree: two sentences, enough to be a
+/// `role=main`) from which only they can anchor the main subtree and the regions the markup
+/// marks as boilerplate are dropped even when they outweigh it: two sentences, enough to be a
 /// text and not a teaser.
 const MIN_MARKED_MAIN: u64 = 200;
 
@@ -261,19 +262,23 @@ fn classify_with(
         };
         out.push(reason);
     }
-    // The markup's word on regions around the text: trusted unless it would take most of what
-    // the page still holds (a page-wide wrapper with a misleading class).
-    let (mut marked, mut unmarked) = (0u64, 0u64);
+    // The markup's word on regions around the text: trusted when the markup also marks the main
+    // text (comments often outweigh the article they follow), else unless it would take most of
+    // what the page still holds (a page-wide wrapper with a misleading class).
+    let (mut marked, mut unmarked, mut main_marked) = (0u64, 0u64, 0u64);
     for (block, reason) in blocks.iter().zip(out.iter()) {
         if *reason == Reason::Unique {
-            if block.hint == Hint::Boilerplate {
-                marked += u64::from(block.chars);
-            } else {
-                unmarked += u64::from(block.chars);
+            match block.hint {
+                Hint::Boilerplate => marked += u64::from(block.chars),
+                Hint::Content => {
+                    unmarked += u64::from(block.chars);
+                    main_marked += u64::from(block.chars);
+                }
+                Hint::None => unmarked += u64::from(block.chars),
             }
         }
     }
-    if marked > 0 && marked < unmarked {
+    if marked > 0 && (marked < unmarked || main_marked >= MIN_MARKED_MAIN) {
         for (block, reason) in blocks.iter().zip(out.iter_mut()) {
             if *reason == Reason::Unique && block.hint == Hint::Boilerplate {
                 *reason = Reason::Marked;
@@ -641,6 +646,16 @@ mod tests {
                 Reason::Marked
             ]
         );
+        // Comments outweighing the article: trusted only when the markup also marks the article.
+        let mut long: Vec<_> = blocks.clone();
+        for b in &mut long[2..] {
+            b.chars = 600;
+        }
+        assert_eq!(&run(&long, 1)[2..], &[Reason::Unique; 2]);
+        for b in &mut long[..2] {
+            b.hint = Hint::Content;
+        }
+        assert_eq!(&run(&long, 1)[2..], &[Reason::Marked; 2]);
         // A page wrapped whole in a misleading class: the markup is not trusted.
         for b in &mut blocks {
             b.hint = Hint::Boilerplate;
