@@ -80,9 +80,47 @@ const MAX_HINT_WORD: usize = 16;
 /// The hint of one attribute value: its words (split at every non-alphanumeric byte, ASCII
 /// case-insensitive) against the words that mark boilerplate or content.
 fn value_hint(attr: HintAttr, value: &[u8]) -> Hint {
+    let (mut hint, mut wraps_text) = words_hint(attr, value, false);
+    if matches!(attr, HintAttr::Class | HintAttr::Id) {
+        // Class and id names are read both whole ("SideBar") and split at their capitals
+        // ("cnnBlogComment").
+        let (camel_hint, camel_wraps) = words_hint(attr, value, true);
+        hint = hint.max(camel_hint);
+        wraps_text |= camel_wraps;
+    }
+    // A name that also says it holds the text ("content-sidebar-wrap", "main-nav-and-body")
+    // names a wrapper of the text and its surroundings, not a region around it (readability's
+    // rule for its candidates).
+    if wraps_text {
+        Hint::None
+    } else {
+        hint
+    }
+}
+
+/// The hint of the words of `value` (split at capitals after small letters when `camel`), and
+/// whether a word names the text.
+fn words_hint(attr: HintAttr, value: &[u8], camel: bool) -> (Hint, bool) {
     let mut hint = Hint::None;
     let mut wraps_text = false;
-    for word in value.split(|b| !b.is_ascii_alphanumeric()) {
+    let mut start = 0;
+    for end in 1..=value.len() {
+        // Words end at every non-alphanumeric byte and, when `camel`, where a capital follows a
+        // small letter.
+        let cut = match value.get(end) {
+            None => true,
+            Some(b) if !b.is_ascii_alphanumeric() => true,
+            Some(b) => camel && b.is_ascii_uppercase() && value[end - 1].is_ascii_lowercase(),
+        };
+        if !cut {
+            continue;
+        }
+        let word = &value[start..end];
+        start = end;
+        let word = match word.split_first() {
+            Some((b, rest)) if !b.is_ascii_alphanumeric() => rest,
+            _ => word,
+        };
         if word.is_empty() || word.len() > MAX_HINT_WORD {
             continue;
         }
@@ -108,14 +146,7 @@ fn value_hint(attr: HintAttr, value: &[u8]) -> Hint {
         };
         hint = hint.max(h);
     }
-    // A name that also says it holds the text ("content-sidebar-wrap", "main-nav-and-body")
-    // names a wrapper of the text and its surroundings, not a region around it (readability's
-    // rule for its candidates).
-    if wraps_text {
-        Hint::None
-    } else {
-        hint
-    }
+    (hint, wraps_text)
 }
 
 #[inline]
@@ -451,6 +482,11 @@ mod tests {
         assert_eq!(
             hints("<div class=\"shadow header loading\"><p data-class=comment><div class>"),
             vec![None, None, None]
+        );
+        // camelCase names split into words; itemprop values are read whole.
+        assert_eq!(
+            hints("<div class=cnnBlogComments><div id=commentsContainer><div itemprop=articleBody><p class=HtmlSidebar>"),
+            vec![Boilerplate, Boilerplate, Content, Boilerplate]
         );
         // A name that also names the text is a wrapper of the text and what is around it.
         assert_eq!(
