@@ -166,7 +166,10 @@ fn class_word_hint(word: &[u8]) -> Hint {
         | b"breadcrumb" | b"breadcrumbs" | b"promo" | b"ad" | b"ads" | b"advert"
         | b"advertisement" | b"sponsor" | b"sponsored" | b"widget" | b"widgets" | b"menu"
         | b"nav" | b"navbar" | b"navigation" | b"newsletter" | b"subscribe" | b"pagination"
-        | b"pager" | b"cookie" | b"cookies" | b"popup" | b"banner" => Hint::Boilerplate,
+        | b"pager" | b"cookie" | b"cookies" | b"popup" | b"banner" | b"outbrain" | b"taboola"
+        | b"recommended" | b"recommendations" | b"trending" | b"popular" | b"masthead"
+        | b"toolbar" | b"signup" | b"login" | b"tags" | b"print" | b"rating" | b"ratings"
+        | b"follow" => Hint::Boilerplate,
         _ => Hint::None,
     }
 }
