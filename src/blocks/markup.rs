@@ -80,13 +80,40 @@ const MAX_HINT_WORD: usize = 16;
 /// The hint of one attribute value: its words (split at every non-alphanumeric byte, ASCII
 /// case-insensitive) against the words that mark boilerplate or content.
 fn value_hint(attr: HintAttr, value: &[u8]) -> Hint {
-    let (mut hint, mut wraps_text) = words_hint(attr, value, false);
-    if matches!(attr, HintAttr::Class | HintAttr::Id) {
-        // Class and id names are read both whole ("SideBar") and split at their capitals
-        // ("cnnBlogComment").
-        let (camel_hint, camel_wraps) = words_hint(attr, value, true);
-        hint = hint.max(camel_hint);
-        wraps_text |= camel_wraps;
+    let camel = matches!(attr, HintAttr::Class | HintAttr::Id);
+    let mut hint = Hint::None;
+    let mut wraps_text = false;
+    let n = value.len();
+    let mut i = 0;
+    while i < n {
+        while i < n && !value[i].is_ascii_alphanumeric() {
+            i += 1;
+        }
+        let start = i;
+        let mut humps = false;
+        while i < n && value[i].is_ascii_alphanumeric() {
+            humps |=
+                i > start && value[i].is_ascii_uppercase() && value[i - 1].is_ascii_lowercase();
+            i += 1;
+        }
+        if start == i {
+            break;
+        }
+        let word = &value[start..i];
+        word_hint(attr, word, &mut hint, &mut wraps_text);
+        if camel && humps {
+            // Class and id names are read both whole ("SideBar") and split where a capital
+            // follows a small letter ("cnnBlogComment").
+            let mut from = 0;
+            for k in 1..=word.len() {
+                if k == word.len()
+                    || (word[k].is_ascii_uppercase() && word[k - 1].is_ascii_lowercase())
+                {
+                    word_hint(attr, &word[from..k], &mut hint, &mut wraps_text);
+                    from = k;
+                }
+            }
+        }
     }
     // A name that also says it holds the text ("content-sidebar-wrap", "main-nav-and-body")
     // names a wrapper of the text and its surroundings, not a region around it (readability's
@@ -98,55 +125,34 @@ fn value_hint(attr: HintAttr, value: &[u8]) -> Hint {
     }
 }
 
-/// The hint of the words of `value` (split at capitals after small letters when `camel`), and
-/// whether a word names the text.
-fn words_hint(attr: HintAttr, value: &[u8], camel: bool) -> (Hint, bool) {
-    let mut hint = Hint::None;
-    let mut wraps_text = false;
-    let mut start = 0;
-    for end in 1..=value.len() {
-        // Words end at every non-alphanumeric byte and, when `camel`, where a capital follows a
-        // small letter.
-        let cut = match value.get(end) {
-            None => true,
-            Some(b) if !b.is_ascii_alphanumeric() => true,
-            Some(b) => camel && b.is_ascii_uppercase() && value[end - 1].is_ascii_lowercase(),
-        };
-        if !cut {
-            continue;
-        }
-        let word = &value[start..end];
-        start = end;
-        let word = match word.split_first() {
-            Some((b, rest)) if !b.is_ascii_alphanumeric() => rest,
-            _ => word,
-        };
-        if word.is_empty() || word.len() > MAX_HINT_WORD {
-            continue;
-        }
-        let mut buf = [0u8; MAX_HINT_WORD];
-        let lower = &mut buf[..word.len()];
-        lower.copy_from_slice(word);
-        lower.make_ascii_lowercase();
-        let h = match attr {
-            HintAttr::Class | HintAttr::Id => {
-                wraps_text |= matches!(&*lower, b"article" | b"body" | b"content" | b"main");
-                class_word_hint(lower)
-            }
-            HintAttr::Role => match &*lower {
-                b"main" | b"article" => Hint::Content,
-                b"navigation" | b"complementary" | b"contentinfo" | b"banner" | b"menu"
-                | b"menubar" | b"search" => Hint::Boilerplate,
-                _ => Hint::None,
-            },
-            HintAttr::ItemProp => match &*lower {
-                b"articlebody" | b"text" | b"reviewbody" => Hint::Content,
-                _ => Hint::None,
-            },
-        };
-        hint = hint.max(h);
+/// Adds the hint of one word of an attribute value to `hint`; notes in `wraps_text` whether a
+/// class or id word names the text itself.
+#[inline]
+fn word_hint(attr: HintAttr, word: &[u8], hint: &mut Hint, wraps_text: &mut bool) {
+    if word.len() < 2 || word.len() > MAX_HINT_WORD {
+        return;
     }
-    (hint, wraps_text)
+    let mut buf = [0u8; MAX_HINT_WORD];
+    let lower = &mut buf[..word.len()];
+    lower.copy_from_slice(word);
+    lower.make_ascii_lowercase();
+    let h = match attr {
+        HintAttr::Class | HintAttr::Id => {
+            *wraps_text |= matches!(&*lower, b"article" | b"body" | b"content" | b"main");
+            class_word_hint(lower)
+        }
+        HintAttr::Role => match &*lower {
+            b"main" | b"article" => Hint::Content,
+            b"navigation" | b"complementary" | b"contentinfo" | b"banner" | b"menu"
+            | b"menubar" | b"search" => Hint::Boilerplate,
+            _ => Hint::None,
+        },
+        HintAttr::ItemProp => match &*lower {
+            b"articlebody" | b"text" | b"reviewbody" => Hint::Content,
+            _ => Hint::None,
+        },
+    };
+    *hint = hint.max(h);
 }
 
 #[inline]
