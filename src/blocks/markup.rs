@@ -4,7 +4,8 @@
 //! The tokenizer lets lol_html decide what is text (including the raw-text rules of `script`,
 //! `style`, `textarea`, ...) and reports each text node with its source range. Whatever lies
 //! between two text nodes is markup: tags, comments, doctypes, bogus comments. This module lexes
-//! such a run following the HTML tokenizer states for tags and comments, so tag names are read
+//! such a run following the HTML tokenizer states for tags and comments, so tag names (and the
+//! `class`, `id`, `role` and `itemprop` values that give a start tag its [`Hint`]) are read
 //! straight from the input without allocating and without a per-element callback from the parser.
 
 use memchr::memchr;

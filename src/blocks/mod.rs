@@ -13,7 +13,9 @@
 //! Entities are decoded with the full HTML5 table, white space runs (including NBSP and all other
 //! Unicode white space) collapse to one space, control characters, U+200B and U+FEFF are removed,
 //! and blocks whose text is empty after trimming are not emitted. Each block carries its identity
-//! hash, its element path and ancestor ordinals, and its link and character counts.
+//! hash, its element path and ancestor ordinals, its link and character counts, and what the markup
+//! of its enclosing elements says of it (a [`Hint`] read from `class`, `id`, `role`, `itemprop`
+//! and the sectioning tags).
 //!
 //! Parsing is one streaming pass of lol_html with a single document text handler; the markup
 //! between text nodes is lexed for tag names here (see `markup`), and a small model of HTML tree

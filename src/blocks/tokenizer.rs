@@ -2,8 +2,9 @@
 //!
 //! lol_html runs with a single document-level text handler, which is its cheapest mode that
 //! still reports text: no selectors, no per-element callbacks, no end-tag closures. Each text
-//! chunk comes with its source range; the markup between two chunks is lexed for tag names by
-//! `markup::scan_markup`, which drives the open-element stack and the block boundaries. Text
+//! chunk comes with its source range; the markup between two chunks is lexed for tag names (and
+//! the attributes of markup hints) by `markup::scan_markup`, which drives the open-element stack
+//! and the block boundaries. Text
 //! types from lol_html drop script, style and other raw text without tracking those elements.
 
 use std::borrow::Cow;
