@@ -26,6 +26,8 @@
 //!   inside an element marked as navigation, a sidebar, comments or the like is dropped, unless
 //!   the marked text is most of what the page holds; text marked as the main text (`<article>`,
 //!   `role=main`, `itemprop=articleBody`) anchors the main subtree when there is enough of it.
+//! - **Title**: the page's `<h1>` nearest before the main text is the text's title, kept even
+//!   when it sits outside the main subtree (most gold standards keep the headline).
 //! - **Stub pages**: a page left with almost no text once the tree has spoken (a redirect notice
 //!   shared by many pages) is judged by its own structure alone, as on a domain's first page.
 //!
@@ -135,6 +137,8 @@ pub struct BlockFacts<'a> {
     pub path_count: u64,
     /// What the markup around the block says of it.
     pub hint: Hint,
+    /// True when the block's container is an `<h1>`.
+    pub h1: bool,
 }
 
 /// What the classifier knows of the deciding node.
@@ -164,13 +168,15 @@ pub enum Reason {
     OutsideMainSubtree,
     /// Inside the main subtree (or long prose), and neither repeated nor template.
     Unique,
+    /// The page's `<h1>` nearest before the main text, outside its subtree: the text's title.
+    Title,
 }
 
 impl Reason {
     /// The label this reason gives.
     pub fn label(self) -> Label {
         match self {
-            Reason::Unique => Label::Content,
+            Reason::Unique | Reason::Title => Label::Content,
             _ => Label::Boilerplate,
         }
     }
@@ -185,6 +191,7 @@ impl Reason {
             Reason::Marked => "marked",
             Reason::OutsideMainSubtree => "outside-main-subtree",
             Reason::Unique => "unique",
+            Reason::Title => "title",
         }
     }
 }
@@ -332,6 +339,16 @@ fn classify_with(
             *reason = Reason::OutsideMainSubtree;
         } else if *reason == Reason::LinkDense && inside && list_page {
             *reason = Reason::Unique;
+        }
+    }
+    // The title of the main text: the nearest `<h1>` before its first kept block, when the main
+    // subtree left it out (a headline above the article's container) and neither the tree nor
+    // the markup dropped it.
+    if let Some(first) = out.iter().position(|r| *r == Reason::Unique) {
+        if let Some(h) = (0..first).rev().find(|&i| blocks[i].h1) {
+            if matches!(out[h], Reason::OutsideMainSubtree | Reason::Template) {
+                out[h] = Reason::Title;
+            }
         }
     }
 }
@@ -486,6 +503,7 @@ mod tests {
             count: Some(count),
             path_count,
             hint: Hint::None,
+            h1: false,
         }
     }
 
@@ -686,6 +704,36 @@ mod tests {
         assert_eq!(
             run(&blocks, 1),
             vec![Unique, Unique, OutsideMainSubtree, Repeated]
+        );
+    }
+
+    #[test]
+    fn the_h1_before_the_main_text_is_its_title() {
+        // body(1) > header(2) > h1(3) "Site"; div(4) > h1(5) headline; article(7) > p(8..10);
+        // the repeated site navigation after it.
+        let site = [0, 1, 2, 3];
+        let headline = [0, 1, 4, 5];
+        let nav = [0, 1, 12, 13];
+        let mut blocks = vec![
+            block(&site, 30, 0, 1, 1),
+            block(&headline, 60, 0, 1, 1),
+            block(&ARTICLE[0], 300, 0, 1, 1),
+            block(&ARTICLE[1], 250, 0, 1, 1),
+            block(&nav, 800, 0, 2, 2),
+        ];
+        blocks[0].h1 = true;
+        blocks[1].h1 = true;
+        use Reason::*;
+        assert_eq!(
+            run(&blocks, 1),
+            vec![OutsideMainSubtree, Title, Unique, Unique, Repeated]
+        );
+        assert_eq!(Title.label(), Label::Content);
+        // A repeated headline stays dropped.
+        blocks[1].count = Some(2);
+        assert_eq!(
+            run(&blocks, 2),
+            vec![OutsideMainSubtree, Repeated, Unique, Unique, Repeated]
         );
     }
 
