@@ -403,6 +403,8 @@ impl PageContext<'_> {
                     ancestors: &b.ancestors,
                     count,
                     path_count: path.map(path_count_of).unwrap_or(0),
+                    hint: b.hint,
+                    h1: b.path == "h1" || b.path.ends_with("/h1"),
                 })
                 .collect();
             let mut reasons = Vec::with_capacity(facts.len());

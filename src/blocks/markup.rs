@@ -4,7 +4,8 @@
 //! The tokenizer lets lol_html decide what is text (including the raw-text rules of `script`,
 //! `style`, `textarea`, ...) and reports each text node with its source range. Whatever lies
 //! between two text nodes is markup: tags, comments, doctypes, bogus comments. This module lexes
-//! such a run following the HTML tokenizer states for tags and comments, so tag names are read
+//! such a run following the HTML tokenizer states for tags and comments, so tag names (and the
+//! `class`, `id`, `role` and `itemprop` values that give a start tag its [`Hint`]) are read
 //! straight from the input without allocating and without a per-element callback from the parser.
 
 use memchr::memchr;
@@ -20,6 +21,164 @@ pub(crate) struct TagToken<'a> {
     pub self_closing: bool,
     /// True for an `<a>` start tag with an `href` attribute (a link, not a named anchor).
     pub href: bool,
+    /// What the start tag's `class`, `role` and `itemprop` attributes say of its content.
+    pub hint: Hint,
+    /// What the start tag's `id` says of its content (ids inside the main text are mostly slugs
+    /// of its headings, so the caller decides whether to trust it).
+    pub id_hint: Hint,
+}
+
+/// What an element's markup says of its content, the cues single-page extractors read
+/// (readability's candidate patterns, the ARIA landmark roles, schema.org's `articleBody`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Hint {
+    /// Nothing.
+    #[default]
+    None,
+    /// The main text: `<article>`, `<main>`, `role=main|article`, `itemprop=articleBody|text`.
+    Content,
+    /// Around the main text: `<nav>`, `<aside>`, `<footer>`, `role=navigation|complementary|
+    /// contentinfo|banner|menu|search`, or a `class`/`id` word such as comment, sidebar, related,
+    /// share, social, footer, breadcrumb, promo, ad, widget, menu, nav.
+    Boilerplate,
+}
+
+impl Hint {
+    /// The stronger of two hints: boilerplate over content over none.
+    #[inline]
+    pub fn max(self, other: Hint) -> Hint {
+        match (self, other) {
+            (Hint::Boilerplate, _) | (_, Hint::Boilerplate) => Hint::Boilerplate,
+            (Hint::Content, _) | (_, Hint::Content) => Hint::Content,
+            _ => Hint::None,
+        }
+    }
+}
+
+/// The attributes read for hints.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum HintAttr {
+    Class,
+    Id,
+    Role,
+    ItemProp,
+}
+
+#[inline]
+fn hint_attr(name: &[u8]) -> Option<HintAttr> {
+    match name.len() {
+        2 if name.eq_ignore_ascii_case(b"id") => Some(HintAttr::Id),
+        4 if name.eq_ignore_ascii_case(b"role") => Some(HintAttr::Role),
+        5 if name.eq_ignore_ascii_case(b"class") => Some(HintAttr::Class),
+        8 if name.eq_ignore_ascii_case(b"itemprop") => Some(HintAttr::ItemProp),
+        _ => None,
+    }
+}
+
+/// Longest word of a `class`/`id` value compared with the hint words.
+const MAX_HINT_WORD: usize = 16;
+
+/// The hint of one attribute value: its words (split at every non-alphanumeric byte, ASCII
+/// case-insensitive) against the words that mark boilerplate or content.
+fn value_hint(attr: HintAttr, value: &[u8]) -> Hint {
+    let camel = matches!(attr, HintAttr::Class | HintAttr::Id);
+    let mut hint = Hint::None;
+    let mut wraps_text = false;
+    let n = value.len();
+    let mut i = 0;
+    while i < n {
+        while i < n && !value[i].is_ascii_alphanumeric() {
+            i += 1;
+        }
+        let start = i;
+        let mut humps = false;
+        while i < n && value[i].is_ascii_alphanumeric() {
+            humps |=
+                i > start && value[i].is_ascii_uppercase() && value[i - 1].is_ascii_lowercase();
+            i += 1;
+        }
+        if start == i {
+            break;
+        }
+        let word = &value[start..i];
+        word_hint(attr, word, &mut hint, &mut wraps_text);
+        if camel && humps {
+            // Class and id names are read both whole ("SideBar") and split where a capital
+            // follows a small letter ("cnnBlogComment").
+            let mut from = 0;
+            for k in 1..=word.len() {
+                if k == word.len()
+                    || (word[k].is_ascii_uppercase() && word[k - 1].is_ascii_lowercase())
+                {
+                    word_hint(attr, &word[from..k], &mut hint, &mut wraps_text);
+                    from = k;
+                }
+            }
+        }
+    }
+    // A name that also says it holds the text ("content-sidebar-wrap", "main-nav-and-body")
+    // names a wrapper of the text and its surroundings, not a region around it (readability's
+    // rule for its candidates).
+    if wraps_text {
+        Hint::None
+    } else {
+        hint
+    }
+}
+
+/// Adds the hint of one word of an attribute value to `hint`; notes in `wraps_text` whether a
+/// class or id word names the text itself.
+#[inline]
+fn word_hint(attr: HintAttr, word: &[u8], hint: &mut Hint, wraps_text: &mut bool) {
+    if word.len() < 2 || word.len() > MAX_HINT_WORD {
+        return;
+    }
+    let mut buf = [0u8; MAX_HINT_WORD];
+    let lower = &mut buf[..word.len()];
+    lower.copy_from_slice(word);
+    lower.make_ascii_lowercase();
+    let h = match attr {
+        HintAttr::Class | HintAttr::Id => {
+            *wraps_text |= matches!(&*lower, b"article" | b"body" | b"content" | b"main");
+            class_word_hint(lower)
+        }
+        HintAttr::Role => match &*lower {
+            b"main" | b"article" => Hint::Content,
+            b"navigation" | b"complementary" | b"contentinfo" | b"banner" | b"menu"
+            | b"menubar" | b"search" => Hint::Boilerplate,
+            _ => Hint::None,
+        },
+        HintAttr::ItemProp => match &*lower {
+            b"articlebody" | b"text" | b"reviewbody" => Hint::Content,
+            _ => Hint::None,
+        },
+    };
+    *hint = hint.max(h);
+}
+
+#[inline]
+fn add_hint(hints: &mut Hints, attr: HintAttr, hint: Hint) {
+    if attr == HintAttr::Id {
+        hints.1 = hints.1.max(hint);
+    } else {
+        hints.0 = hints.0.max(hint);
+    }
+}
+
+/// Words of `class` and `id` values that mark the regions around a page's main text.
+fn class_word_hint(word: &[u8]) -> Hint {
+    match word {
+        b"comment" | b"comments" | b"commentlist" | b"disqus" | b"respond" | b"replies"
+        | b"sidebar" | b"related" | b"share" | b"sharing" | b"social" | b"footer"
+        | b"breadcrumb" | b"breadcrumbs" | b"promo" | b"ad" | b"ads" | b"advert"
+        | b"advertisement" | b"sponsor" | b"sponsored" | b"widget" | b"widgets" | b"menu"
+        | b"nav" | b"navbar" | b"navigation" | b"newsletter" | b"subscribe" | b"pagination"
+        | b"pager" | b"cookie" | b"cookies" | b"popup" | b"banner" | b"outbrain" | b"taboola"
+        | b"recommended" | b"recommendations" | b"trending" | b"popular" | b"masthead"
+        | b"toolbar" | b"signup" | b"login" | b"tags" | b"print" | b"rating" | b"ratings"
+        | b"follow" => Hint::Boilerplate,
+        _ => Hint::None,
+    }
 }
 
 /// Byte classes of the tag lexer, as bit flags.
@@ -106,7 +265,7 @@ pub(crate) fn scan_markup<'a>(run: &'a [u8], mut on_tag: impl FnMut(TagToken<'a>
         let next = run.get(lt + 1).copied();
         i = match next {
             Some(c) if c.is_ascii_alphabetic() => match lex_tag(run, lt + 1) {
-                Some((after, name, self_closing)) => {
+                Some((after, name, self_closing, (hint, id_hint))) => {
                     let href = matches!(name, [b'a' | b'A'])
                         && has_href(run.get(lt + 2..after).unwrap_or_default());
                     on_tag(TagToken {
@@ -114,6 +273,8 @@ pub(crate) fn scan_markup<'a>(run: &'a [u8], mut on_tag: impl FnMut(TagToken<'a>
                         name,
                         self_closing,
                         href,
+                        hint,
+                        id_hint,
                     });
                     after
                 }
@@ -121,12 +282,14 @@ pub(crate) fn scan_markup<'a>(run: &'a [u8], mut on_tag: impl FnMut(TagToken<'a>
             },
             Some(b'/') => match run.get(lt + 2).copied() {
                 Some(c) if c.is_ascii_alphabetic() => match lex_tag(run, lt + 2) {
-                    Some((after, name, _)) => {
+                    Some((after, name, _, _)) => {
                         on_tag(TagToken {
                             end: true,
                             name,
                             self_closing: false,
                             href: false,
+                            hint: Hint::None,
+                            id_hint: Hint::None,
                         });
                         after
                     }
@@ -187,27 +350,33 @@ fn comment_end(run: &[u8], from: usize) -> usize {
     run.len()
 }
 
-/// Lexes a tag whose name starts at `start`; returns (index past `>`, name, self-closing), or None
-/// when the tag is not closed within `run`.
-fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool)> {
+/// Hints of a tag's attributes: (`class`, `role`, `itemprop`) and (`id`).
+type Hints = (Hint, Hint);
+
+/// Lexes a tag whose name starts at `start`; returns (index past `>`, name, self-closing, hints
+/// of its attributes), or None when the tag is not closed within `run`.
+fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool, Hints)> {
     let mut j = skip_until(run, start, NAME_END);
     let name = &run[start..j];
+    let mut hint: Hints = (Hint::None, Hint::None);
     loop {
         // Before attribute name.
         j = skip_spaces(run, j);
         match run.get(j).copied()? {
-            b'>' => return Some((j + 1, name, false)),
+            b'>' => return Some((j + 1, name, false, hint)),
             b'/' => {
                 j += 1;
                 if run.get(j) == Some(&b'>') {
-                    return Some((j + 1, name, true));
+                    return Some((j + 1, name, true, hint));
                 }
                 continue;
             }
             _ => {}
         }
         // Attribute name (its first character may be anything, even `=` or a quote).
+        let attr_start = j;
         j = skip_until(run, j + 1, ATTR_NAME_END);
+        let attr = hint_attr(&run[attr_start..j]);
         // After attribute name.
         j = skip_spaces(run, j);
         if run.get(j).copied()? != b'=' {
@@ -215,10 +384,23 @@ fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool)> {
         }
         // Before attribute value.
         j = skip_spaces(run, j + 1);
+        let value_start;
         match run.get(j).copied()? {
-            q @ (b'"' | b'\'') => j = find_byte(run, j + 1, q)? + 1,
-            b'>' => return Some((j + 1, name, false)),
-            _ => j = skip_until(run, j, UNQUOTED_END),
+            q @ (b'"' | b'\'') => {
+                value_start = j + 1;
+                j = find_byte(run, j + 1, q)? + 1;
+                if let Some(attr) = attr {
+                    add_hint(&mut hint, attr, value_hint(attr, &run[value_start..j - 1]));
+                }
+            }
+            b'>' => return Some((j + 1, name, false, hint)),
+            _ => {
+                value_start = j;
+                j = skip_until(run, j, UNQUOTED_END);
+                if let Some(attr) = attr {
+                    add_hint(&mut hint, attr, value_hint(attr, &run[value_start..j]));
+                }
+            }
         }
     }
 }
@@ -281,6 +463,50 @@ mod tests {
         assert_eq!(
             hrefs("<a HREF=x><a name=y></a><abbr href=z><a class=b href>"),
             vec![true, false, false, false, true]
+        );
+    }
+
+    #[test]
+    fn hints_come_from_class_id_role_and_itemprop() {
+        let hints = |run: &str| {
+            let mut out = Vec::new();
+            scan_markup(run.as_bytes(), |t| out.push(t.hint.max(t.id_hint)));
+            out
+        };
+        use Hint::*;
+        assert_eq!(
+            hints(
+                "<div class=\"post comment-list\"><div id=SideBar><ul role='navigation'>\
+                 <div itemprop=articleBody><div role=main class=x><div class=\"header ad-slot\">"
+            ),
+            vec![
+                Boilerplate,
+                Boilerplate,
+                Boilerplate,
+                Content,
+                Content,
+                Boilerplate
+            ]
+        );
+        // Words, not substrings: "shadow", "header" and "loading" hold no hint word.
+        assert_eq!(
+            hints("<div class=\"shadow header loading\"><p data-class=comment><div class>"),
+            vec![None, None, None]
+        );
+        // camelCase names split into words; itemprop values are read whole.
+        assert_eq!(
+            hints("<div class=cnnBlogComments><div id=commentsContainer><div itemprop=articleBody><p class=HtmlSidebar>"),
+            vec![Boilerplate, Boilerplate, Content, Boilerplate]
+        );
+        // A name that also names the text is a wrapper of the text and what is around it.
+        assert_eq!(
+            hints("<div id=content-sidebar-wrap><div class='comment_content'>"),
+            vec![None, None]
+        );
+        // Boilerplate wins over content on one element; end tags carry none.
+        assert_eq!(
+            hints("<section role=main class=sidebar></section>"),
+            vec![Boilerplate, None]
         );
     }
 }

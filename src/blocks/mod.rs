@@ -13,7 +13,9 @@
 //! Entities are decoded with the full HTML5 table, white space runs (including NBSP and all other
 //! Unicode white space) collapse to one space, control characters, U+200B and U+FEFF are removed,
 //! and blocks whose text is empty after trimming are not emitted. Each block carries its identity
-//! hash, its element path and ancestor ordinals, and its link and character counts.
+//! hash, its element path and ancestor ordinals, its link and character counts, and what the markup
+//! of its enclosing elements says of it (a [`Hint`] read from `class`, `id`, `role`, `itemprop`
+//! and the sectioning tags).
 //!
 //! Parsing is one streaming pass of lol_html with a single document text handler; the markup
 //! between text nodes is lexed for tag names here (see `markup`), and a small model of HTML tree
@@ -33,6 +35,7 @@ mod tests;
 
 pub use hash::{block_hash, BlockHash};
 pub use limits::ParseLimits;
+pub use markup::Hint;
 pub use tokenizer::{PageStats, Tokenizer};
 
 /// One text block of a page, in document order.
@@ -60,6 +63,9 @@ pub struct Block {
     pub chars: u32,
     /// True when `text` was cut at `ParseLimits::max_block_chars`.
     pub truncated: bool,
+    /// What the markup of the block's open containers (below `html` and `body`) says of it:
+    /// [`Hint::Boilerplate`] when any of them is marked so, else [`Hint::Content`] when any is.
+    pub hint: Hint,
 }
 
 /// Why a page could not be split into blocks.

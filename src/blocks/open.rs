@@ -1,6 +1,7 @@
 //! The stack of open elements: which elements enclose the current text, the element path built
 //! from them, their document-order ordinals, and whether the text is inside a link.
 
+use super::markup::Hint;
 use super::tags::{Tag, TagKey};
 
 /// Longest tag name (in bytes) written into a path segment.
@@ -20,6 +21,8 @@ struct Container {
     seg_start: u32,
     /// Document-order ordinal of the element.
     ordinal: u32,
+    /// What the element's markup says of its content.
+    hint: Hint,
 }
 
 /// Open elements, innermost last. Inline elements are tracked (so end tags match and link text is
@@ -34,6 +37,9 @@ pub(crate) struct OpenElements {
     links: u32,
     /// Open elements per `key & 255`, so absent names are rejected without a stack walk.
     counts: Vec<u32>,
+    /// Open containers hinted as boilerplate and as content.
+    boilerplate: u32,
+    content: u32,
 }
 
 impl OpenElements {
@@ -43,6 +49,8 @@ impl OpenElements {
         self.containers.clear();
         self.path.clear();
         self.links = 0;
+        self.boilerplate = 0;
+        self.content = 0;
         self.counts.clear();
         self.counts.resize(256, 0);
     }
@@ -72,9 +80,40 @@ impl OpenElements {
             .is_some_and(|&c| c > 0)
     }
 
+    /// What the markup of the open containers says of the text at this point: boilerplate when
+    /// any of them is hinted so, else content when any is, else nothing.
+    #[inline]
+    pub(crate) fn hint(&self) -> Hint {
+        if self.boilerplate > 0 {
+            Hint::Boilerplate
+        } else if self.content > 0 {
+            Hint::Content
+        } else {
+            Hint::None
+        }
+    }
+
+    fn count_hint(&mut self, hint: Hint, up: bool) {
+        let n = match hint {
+            Hint::Boilerplate => &mut self.boilerplate,
+            Hint::Content => &mut self.content,
+            Hint::None => return,
+        };
+        *n = if up { *n + 1 } else { n.saturating_sub(1) };
+    }
+
     /// Pushes an element. `name` is its tag name as written (lower-cased into the path); `href`
-    /// says whether an `<a>` is a link (a named anchor without `href` is not).
-    pub(crate) fn push(&mut self, key: TagKey, tag: Tag, name: &[u8], ordinal: u32, href: bool) {
+    /// says whether an `<a>` is a link (a named anchor without `href` is not); `hint` is what
+    /// its markup says of its content (kept for containers only).
+    pub(crate) fn push(
+        &mut self,
+        key: TagKey,
+        tag: Tag,
+        name: &[u8],
+        ordinal: u32,
+        href: bool,
+        hint: Hint,
+    ) {
         let link = tag == Tag::A && href;
         self.stack.push(Entry { key, tag, link });
         if let Some(c) = self.count_mut(key) {
@@ -85,7 +124,12 @@ impl OpenElements {
         }
         if !tag.is_inline() {
             let seg_start = u32::try_from(self.path.len()).unwrap_or(u32::MAX);
-            self.containers.push(Container { seg_start, ordinal });
+            self.containers.push(Container {
+                seg_start,
+                ordinal,
+                hint,
+            });
+            self.count_hint(hint, true);
             push_segment(&mut self.path, name);
         }
     }
@@ -107,6 +151,7 @@ impl OpenElements {
             if !e.tag.is_inline() {
                 if let Some(c) = self.containers.pop() {
                     self.path.truncate(c.seg_start as usize);
+                    self.count_hint(c.hint, false);
                 }
             }
         }
@@ -207,7 +252,7 @@ mod tests {
 
     fn push(o: &mut OpenElements, name: &str, ord: u32) {
         let key = tag_key(name.as_bytes());
-        o.push(key, classify(key).0, name.as_bytes(), ord, true);
+        o.push(key, classify(key).0, name.as_bytes(), ord, true, Hint::None);
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //!
 //! lol_html runs with a single document-level text handler, which is its cheapest mode that
 //! still reports text: no selectors, no per-element callbacks, no end-tag closures. Each text
-//! chunk comes with its source range; the markup between two chunks is lexed for tag names by
-//! `markup::scan_markup`, which drives the open-element stack and the block boundaries. Text
+//! chunk comes with its source range; the markup between two chunks is lexed for tag names (and
+//! the attributes of markup hints) by `markup::scan_markup`, which drives the open-element stack
+//! and the block boundaries. Text
 //! types from lol_html drop script, style and other raw text without tracking those elements.
 
 use std::borrow::Cow;
@@ -16,7 +17,7 @@ use memchr::memrchr;
 
 use super::hash::BlockHasher;
 use super::limits::ParseLimits;
-use super::markup::scan_markup;
+use super::markup::{scan_markup, Hint, TagToken};
 use super::open::OpenElements;
 use super::tags::{classify, tag_key, Tag, TagKey, BREAKOUT, CLOSES_SELECT};
 use super::text::{decode_entities, BlockText};
@@ -25,6 +26,21 @@ use super::{Block, BlockError};
 const KEY_P: TagKey = tag_key(b"p");
 const KEY_LI: TagKey = tag_key(b"li");
 const KEY_A: TagKey = tag_key(b"a");
+const KEY_ARTICLE: TagKey = tag_key(b"article");
+const KEY_MAIN: TagKey = tag_key(b"main");
+const KEY_NAV: TagKey = tag_key(b"nav");
+const KEY_ASIDE: TagKey = tag_key(b"aside");
+const KEY_FOOTER: TagKey = tag_key(b"footer");
+
+/// What an element's name says of its content (HTML's sectioning semantics).
+#[inline]
+fn tag_hint(key: TagKey) -> Hint {
+    match key {
+        KEY_ARTICLE | KEY_MAIN => Hint::Content,
+        KEY_NAV | KEY_ASIDE | KEY_FOOTER => Hint::Boilerplate,
+        _ => Hint::None,
+    }
+}
 
 /// Facts about the last page split, beyond its blocks.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -58,6 +74,7 @@ struct State {
     hasher: BlockHasher,
     block_path: String,
     block_ancestors: Vec<u32>,
+    block_hint: Hint,
     blocks: Vec<Block>,
     /// Raw text of a text node that arrived in several chunks.
     pending: String,
@@ -163,6 +180,7 @@ impl State {
         self.hasher.reset();
         self.block_path.clear();
         self.block_ancestors.clear();
+        self.block_hint = Hint::None;
         self.blocks.clear();
         self.pending.clear();
         self.pending_decode = false;
@@ -261,6 +279,7 @@ impl State {
             self.block_ancestors = self
                 .open
                 .ancestors(limits.max_ancestors.min(limits.max_depth));
+            self.block_hint = self.open.hint();
         }
     }
 
@@ -274,7 +293,7 @@ impl State {
             if tag.end {
                 self.end_tag(tag.name, limits);
             } else {
-                self.start_tag(tag.name, tag.self_closing, tag.href, limits);
+                self.start_tag(tag, limits);
             }
         });
         self.cursor = to;
@@ -300,11 +319,18 @@ impl State {
                 link_chars: done.link_chars,
                 chars: done.chars,
                 truncated: done.truncated,
+                hint: self.block_hint,
             });
         }
     }
 
-    fn start_tag(&mut self, name: &[u8], self_closing: bool, href: bool, limits: &ParseLimits) {
+    fn start_tag(&mut self, token: TagToken<'_>, limits: &ParseLimits) {
+        let TagToken {
+            name,
+            self_closing,
+            href,
+            ..
+        } = token;
         let key = tag_key(name);
         let (tag, flags) = classify(key);
         if let Some(d) = self.dropping.as_mut() {
@@ -343,9 +369,31 @@ impl State {
             }
             _ => {
                 if self.open.len() < limits.max_open_elements {
-                    self.open.push(key, tag, name, ordinal, href);
+                    let hint = self.element_hint(key, tag, &token);
+                    self.open.push(key, tag, name, ordinal, href, hint);
                 }
             }
+        }
+    }
+
+    /// What an element's markup says of its content. The page's root elements carry page-wide
+    /// classes ("has-sidebar"), not a region's. Inside the main text that the markup marks,
+    /// ids are mostly slugs of the text's headings ("buffer-related-functions") and an aside is
+    /// the text's own note (HTML: tangential to the article it is in), so neither marks a region.
+    fn element_hint(&self, key: TagKey, tag: Tag, token: &TagToken<'_>) -> Hint {
+        if tag == Tag::Root {
+            return Hint::None;
+        }
+        let tag_hint = tag_hint(key);
+        if self.open.hint() == Hint::Content {
+            let tag_hint = if key == KEY_ASIDE {
+                Hint::None
+            } else {
+                tag_hint
+            };
+            token.hint.max(tag_hint)
+        } else {
+            token.hint.max(token.id_hint).max(tag_hint)
         }
     }
 

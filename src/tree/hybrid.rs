@@ -22,6 +22,12 @@
 //!   its text minus the cost of a short phrase, in full on a new domain, so a sidebar of short
 //!   teasers and labels does not pull the main subtree wide (Gottron's text density: a region of
 //!   many short texts is mostly markup). Blocks outside it are dropped.
+//! - **Markup** (the cues of readability and trafilatura; ARIA landmark roles): a unique block
+//!   inside an element marked as navigation, a sidebar, comments or the like is dropped, unless
+//!   the marked text is most of what the page holds; text marked as the main text (`<article>`,
+//!   `role=main`, `itemprop=articleBody`) anchors the main subtree when there is enough of it.
+//! - **Title**: the page's `<h1>` nearest before the main text is the text's title, kept even
+//!   when it sits outside the main subtree (most gold standards keep the headline).
 //! - **Stub pages**: a page left with almost no text once the tree has spoken (a redirect notice
 //!   shared by many pages) is judged by its own structure alone, as on a domain's first page.
 //!
@@ -32,6 +38,7 @@
 //! Each verdict carries the [`Reason`] that decided it, so every output block says why.
 
 use super::heuristic::Label;
+pub use crate::blocks::Hint;
 
 /// Support at which the tree's path counts are trusted as much as the page's own evidence: the
 /// confidence of a node that has seen `n` pages is `(n - 1) / (n - 1 + SUPPORT_HALF)`, one half
@@ -69,6 +76,12 @@ pub const MIN_PAGE_CHARS: u32 = 100;
 /// strong. Charged in full on a page judged alone and scaled down by the node's [`confidence`],
 /// since a trusted node has already removed the repeated short blocks.
 pub const BLOCK_COST: u32 = 20;
+
+/// Characters of text inside elements that the markup marks as the main text (`<article>`,
+/// `role=main`) from which only they can anchor the main subtree and the regions the markup
+/// marks as boilerplate are dropped even when they outweigh it: two sentences, enough to be a
+/// text and not a teaser.
+const MIN_MARKED_MAIN: u64 = 200;
 
 /// The classifier's few parameters; [`Params::default`] holds the constants above, each with its
 /// reason.
@@ -122,6 +135,10 @@ pub struct BlockFacts<'a> {
     /// The count of the block's element path at the deciding node (including this page); read
     /// only where [`uses_path_count`] says the classifier uses it, 0 elsewhere.
     pub path_count: u64,
+    /// What the markup around the block says of it.
+    pub hint: Hint,
+    /// True when the block's container is an `<h1>`.
+    pub h1: bool,
 }
 
 /// What the classifier knows of the deciding node.
@@ -144,17 +161,22 @@ pub enum Reason {
     Template,
     /// Mostly link text.
     LinkDense,
+    /// Inside an element whose markup marks the regions around a page's text (navigation, a
+    /// sidebar, comments, sharing widgets).
+    Marked,
     /// Outside the subtree that holds the page's main text.
     OutsideMainSubtree,
     /// Inside the main subtree (or long prose), and neither repeated nor template.
     Unique,
+    /// The page's `<h1>` nearest before the main text, outside its subtree: the text's title.
+    Title,
 }
 
 impl Reason {
     /// The label this reason gives.
     pub fn label(self) -> Label {
         match self {
-            Reason::Unique => Label::Content,
+            Reason::Unique | Reason::Title => Label::Content,
             _ => Label::Boilerplate,
         }
     }
@@ -166,8 +188,10 @@ impl Reason {
             Reason::Repeated => "repeated",
             Reason::Template => "template",
             Reason::LinkDense => "link-dense",
+            Reason::Marked => "marked",
             Reason::OutsideMainSubtree => "outside-main-subtree",
             Reason::Unique => "unique",
+            Reason::Title => "title",
         }
     }
 }
@@ -245,6 +269,29 @@ fn classify_with(
         };
         out.push(reason);
     }
+    // The markup's word on regions around the text: trusted when the markup also marks the main
+    // text (comments often outweigh the article they follow), else unless it would take most of
+    // what the page still holds (a page-wide wrapper with a misleading class).
+    let (mut marked, mut unmarked, mut main_marked) = (0u64, 0u64, 0u64);
+    for (block, reason) in blocks.iter().zip(out.iter()) {
+        if *reason == Reason::Unique {
+            match block.hint {
+                Hint::Boilerplate => marked += u64::from(block.chars),
+                Hint::Content => {
+                    unmarked += u64::from(block.chars);
+                    main_marked += u64::from(block.chars);
+                }
+                Hint::None => unmarked += u64::from(block.chars),
+            }
+        }
+    }
+    if marked > 0 && (marked < unmarked || main_marked >= MIN_MARKED_MAIN) {
+        for (block, reason) in blocks.iter().zip(out.iter_mut()) {
+            if *reason == Reason::Unique && block.hint == Hint::Boilerplate {
+                *reason = Reason::Marked;
+            }
+        }
+    }
     // Once a trusted node has removed the navigation, a page whose remaining text is nearly all
     // links is an index: its links are its content, and they count as text.
     let (mut rest, mut rest_links) = (0u64, 0u64);
@@ -294,6 +341,16 @@ fn classify_with(
             *reason = Reason::Unique;
         }
     }
+    // The title of the main text: the nearest `<h1>` before its first kept block, when the main
+    // subtree left it out (a headline above the article's container) and neither the tree nor
+    // the markup dropped it.
+    if let Some(first) = out.iter().position(|r| *r == Reason::Unique) {
+        if let Some(h) = (0..first).rev().find(|&i| blocks[i].h1) {
+            if matches!(out[h], Reason::OutsideMainSubtree | Reason::Template) {
+                out[h] = Reason::Title;
+            }
+        }
+    }
 }
 
 /// The element that the main subtree hangs from, or the whole page.
@@ -338,7 +395,16 @@ fn main_subtree(
             b.chars - b.link_chars.min(b.chars)
         }
     };
-    let anchor = densest_group(blocks, reasons, level, text)?;
+    // Text the markup marks as the main text anchors the main subtree when there is enough of
+    // it to be one (`<article>`, `role=main`, `itemprop=articleBody`).
+    let marked_main: u64 = blocks
+        .iter()
+        .zip(reasons)
+        .filter(|(b, r)| **r == Reason::Unique && b.hint == Hint::Content)
+        .map(|(b, _)| u64::from(text(b)))
+        .sum();
+    let only_main = marked_main >= MIN_MARKED_MAIN;
+    let anchor = densest_group(blocks, reasons, level, only_main, text)?;
     let Main::Element(anchor) = anchor else {
         return Some(Main::Page);
     };
@@ -378,12 +444,13 @@ fn densest_group(
     blocks: &[BlockFacts<'_>],
     reasons: &[Reason],
     level: usize,
+    only_main: bool,
     text: impl Fn(&BlockFacts<'_>) -> u32,
 ) -> Option<Main> {
     let mut groups: Vec<(u32, u64)> = blocks
         .iter()
         .zip(reasons)
-        .filter(|(_, r)| **r == Reason::Unique)
+        .filter(|(b, r)| **r == Reason::Unique && (!only_main || b.hint == Hint::Content))
         .map(|(b, _)| {
             let key = match group_of(b, level) {
                 Main::Element(e) => e,
@@ -435,6 +502,8 @@ mod tests {
             ancestors,
             count: Some(count),
             path_count,
+            hint: Hint::None,
+            h1: false,
         }
     }
 
@@ -572,6 +641,103 @@ mod tests {
     }
 
     #[test]
+    fn marked_regions_are_dropped_unless_they_hold_most_of_the_page() {
+        // The article, and a comment section inside it that its markup marks.
+        let comments = [[0, 1, 7, 13, 14], [0, 1, 7, 13, 15]];
+        let mut blocks = vec![
+            block(&ARTICLE[0], 300, 0, 1, 1),
+            block(&ARTICLE[1], 250, 0, 1, 1),
+        ];
+        for c in &comments {
+            blocks.push(BlockFacts {
+                hint: Hint::Boilerplate,
+                ..block(c, 120, 0, 1, 1)
+            });
+        }
+        let reasons = run(&blocks, 1);
+        assert_eq!(
+            reasons,
+            vec![
+                Reason::Unique,
+                Reason::Unique,
+                Reason::Marked,
+                Reason::Marked
+            ]
+        );
+        // Comments outweighing the article: trusted only when the markup also marks the article.
+        let mut long: Vec<_> = blocks.clone();
+        for b in &mut long[2..] {
+            b.chars = 600;
+        }
+        assert_eq!(&run(&long, 1)[2..], &[Reason::Unique; 2]);
+        for b in &mut long[..2] {
+            b.hint = Hint::Content;
+        }
+        assert_eq!(&run(&long, 1)[2..], &[Reason::Marked; 2]);
+        // A page wrapped whole in a misleading class: the markup is not trusted.
+        for b in &mut blocks {
+            b.hint = Hint::Boilerplate;
+        }
+        assert_eq!(&run(&blocks, 1)[..2], &[Reason::Unique; 2]);
+    }
+
+    #[test]
+    fn text_marked_as_the_main_text_anchors_the_main_subtree() {
+        // An article of two short paragraphs beside an unmarked box with one long paragraph, and
+        // the repeated site navigation.
+        let boxed = [0, 1, 11, 12];
+        let nav = [0, 1, 2, 3];
+        let mut blocks = vec![
+            block(&ARTICLE[0], 150, 0, 1, 1),
+            block(&ARTICLE[1], 120, 0, 1, 1),
+            block(&boxed, 400, 0, 1, 1),
+            block(&nav, 600, 0, 2, 2),
+        ];
+        use Reason::*;
+        assert_eq!(
+            run(&blocks, 1),
+            vec![OutsideMainSubtree, OutsideMainSubtree, Unique, Repeated]
+        );
+        for b in &mut blocks[..2] {
+            b.hint = Hint::Content;
+        }
+        assert_eq!(
+            run(&blocks, 1),
+            vec![Unique, Unique, OutsideMainSubtree, Repeated]
+        );
+    }
+
+    #[test]
+    fn the_h1_before_the_main_text_is_its_title() {
+        // body(1) > header(2) > h1(3) "Site"; div(4) > h1(5) headline; article(7) > p(8..10);
+        // the repeated site navigation after it.
+        let site = [0, 1, 2, 3];
+        let headline = [0, 1, 4, 5];
+        let nav = [0, 1, 12, 13];
+        let mut blocks = vec![
+            block(&site, 30, 0, 1, 1),
+            block(&headline, 60, 0, 1, 1),
+            block(&ARTICLE[0], 300, 0, 1, 1),
+            block(&ARTICLE[1], 250, 0, 1, 1),
+            block(&nav, 800, 0, 2, 2),
+        ];
+        blocks[0].h1 = true;
+        blocks[1].h1 = true;
+        use Reason::*;
+        assert_eq!(
+            run(&blocks, 1),
+            vec![OutsideMainSubtree, Title, Unique, Unique, Repeated]
+        );
+        assert_eq!(Title.label(), Label::Content);
+        // A repeated headline stays dropped.
+        blocks[1].count = Some(2);
+        assert_eq!(
+            run(&blocks, 2),
+            vec![OutsideMainSubtree, Repeated, Unique, Unique, Repeated]
+        );
+    }
+
+    #[test]
     fn an_index_page_keeps_its_links() {
         // main(2) > ul(3) > li(4..7), all links; the repeated header outside.
         let items = [
@@ -670,6 +836,7 @@ mod tests {
             Reason::Repeated,
             Reason::Template,
             Reason::LinkDense,
+            Reason::Marked,
             Reason::OutsideMainSubtree,
         ] {
             assert_eq!(r.label(), Label::Boilerplate, "{}", r.as_str());

@@ -359,3 +359,32 @@ fn plaintext_is_kept_raw() {
         ["a", "<b>&amp;</b>"]
     );
 }
+
+#[test]
+fn markup_hints_of_enclosing_elements() {
+    use super::super::Hint::{self, *};
+    let page = r#"<html><body class="has-sidebar"><p>Plain</p>
+<nav><p>Home</p></nav>
+<div id="comments"><p>Nice post</p></div>
+<div role="main" class="body">
+  <p>Text</p>
+  <section id="buffer-related-functions"><p>Slug of a heading</p></section>
+  <aside class="footnote"><p>A note of the text</p></aside>
+  <div class="share-buttons"><p>Share</p></div>
+</div>
+<article><aside><article><p>Teaser</p></article></aside></article>
+</body></html>"#;
+    let got: Vec<(String, Hint)> = split(page).into_iter().map(|b| (b.text, b.hint)).collect();
+    let want = [
+        ("Plain", None),
+        ("Home", Boilerplate),
+        ("Nice post", Boilerplate),
+        ("Text", Content),
+        ("Slug of a heading", Content),
+        ("A note of the text", Content),
+        ("Share", Boilerplate),
+        ("Teaser", Content),
+    ];
+    let want: Vec<(String, Hint)> = want.iter().map(|(t, h)| (t.to_string(), *h)).collect();
+    assert_eq!(got, want);
+}
