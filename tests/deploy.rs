@@ -13,13 +13,12 @@
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::io::Write;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{free_port, read, root, run_ok, tool, Broker};
+use common::{free_port, get, read, root, run_ok, tool, Broker};
 use rdkafka::producer::{FutureProducer, FutureRecord};
 use rdkafka::ClientConfig;
 use serde_json::Value;
@@ -535,21 +534,6 @@ fn every_dashboard_and_alert_query_parses() {
         out.contains(&format!("SUCCESS: {} rules found", queries.len())),
         "{out}"
     );
-}
-
-/// GET over plain HTTP/1.1; `None` while nothing listens.
-fn get(port: u16, path: &str) -> Option<(u16, String)> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
-    )
-    .ok()?;
-    let mut response = String::new();
-    stream.read_to_string(&mut response).ok()?;
-    let status = response.get(9..12)?.parse().ok()?;
-    let body = response.split_once("\r\n\r\n")?.1.to_owned();
-    Some((status, body))
 }
 
 /// Sample names (`_bucket`, `_sum`, `_count` included) of a Prometheus text page.

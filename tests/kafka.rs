@@ -6,15 +6,16 @@
 //! The broker binary comes from `scripts/setup` (`target/tools/tansu`) or `URLTREE_TANSU`; the
 //! tests fail when it cannot be started.
 
+mod common;
+
 use std::collections::{BTreeMap, HashMap};
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::io::Read;
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
+use common::{free_port, Broker};
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::producer::{FutureProducer, FutureRecord};
 use rdkafka::topic_partition_list::{Offset, TopicPartitionList};
@@ -34,95 +35,22 @@ const CHANGELOG: &str = "urltree-changelog";
 /// run and the worker store identical fingerprints.
 const BASE_TIME_MS: i64 = 1_700_000_000_000;
 
-/// A tansu broker on a free loopback port, killed on drop.
-struct Broker {
-    child: Child,
-    addr: String,
-}
-
-impl Broker {
-    fn start() -> Broker {
-        // Worker logs, when RUST_LOG asks for them.
-        let _ = tracing_subscriber::fmt()
-            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-            .with_test_writer()
-            .try_init();
-        let binary = tansu_binary();
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("no free loopback port")
-            .port();
-        let url = format!("tcp://127.0.0.1:{port}");
-        let child = Command::new(&binary)
-            .args([
-                "broker",
-                "--listener-url",
-                &url,
-                "--advertised-listener-url",
-                &url,
-            ])
-            .args(["--storage-engine", "memory://tansu/"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start the broker {}: {e}", binary.display()));
-        let mut broker = Broker {
-            child,
-            addr: format!("127.0.0.1:{port}"),
-        };
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while TcpStream::connect(&broker.addr).is_err() {
-            if let Ok(Some(status)) = broker.child.try_wait() {
-                panic!("the broker exited at start: {status}");
-            }
-            assert!(Instant::now() < deadline, "the broker did not start");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        broker
-    }
-}
-
-impl Drop for Broker {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn tansu_binary() -> PathBuf {
-    if let Some(path) = std::env::var_os("URLTREE_TANSU") {
-        return PathBuf::from(path);
-    }
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tools/tansu");
-    assert!(
-        path.exists(),
-        "{} is missing: run scripts/setup or set URLTREE_TANSU",
-        path.display()
-    );
-    path
+/// Starts a broker for one test, with worker logs when `RUST_LOG` asks for them.
+fn start_broker() -> Broker {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_test_writer()
+        .try_init();
+    Broker::start()
 }
 
 /// Creates the topics, and the changelog with as many partitions as the input.
 async fn create_topics(broker: &Broker, topics: &[(&str, i32)]) {
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", &broker.addr)
-        .create()
-        .unwrap();
     let mut topics = topics.to_vec();
     if let Some(&(_, partitions)) = topics.iter().find(|(name, _)| *name == INPUT) {
         topics.push((CHANGELOG, partitions));
     }
-    let new: Vec<NewTopic<'_>> = topics
-        .iter()
-        .map(|(name, partitions)| NewTopic::new(name, *partitions, TopicReplication::Fixed(1)))
-        .collect();
-    for result in admin
-        .create_topics(&new, &AdminOptions::new())
-        .await
-        .unwrap()
-    {
-        result.unwrap();
-    }
+    broker.create_topics(&topics).await;
 }
 
 fn producer(broker: &Broker) -> FutureProducer {
@@ -205,7 +133,7 @@ fn read(consumer: &BaseConsumer, count: usize, quiet: Duration) -> Vec<Value> {
 }
 
 fn sample() -> Vec<Vec<u8>> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/rust-books.jsonl.gz");
+    let path = common::root().join("samples/rust-books.jsonl.gz");
     let mut text = String::new();
     flate2::read::MultiGzDecoder::new(std::fs::File::open(path).unwrap())
         .read_to_string(&mut text)
@@ -268,27 +196,13 @@ impl Running {
     }
 }
 
-/// GET over plain HTTP/1.1; returns (status code, body).
+/// GET from a running worker's HTTP endpoint; returns (status code, body).
 async fn get(addr: SocketAddr, path: &str) -> (u16, String) {
     let path = path.to_owned();
-    tokio::task::spawn_blocking(move || {
-        let mut stream = TcpStream::connect(addr).unwrap();
-        write!(
-            stream,
-            "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
-        )
-        .unwrap();
-        let mut response = String::new();
-        stream.read_to_string(&mut response).unwrap();
-        let status = response[9..12].parse().unwrap();
-        let body = response
-            .split_once("\r\n\r\n")
-            .map(|(_, b)| b.to_owned())
-            .unwrap_or_default();
-        (status, body)
-    })
-    .await
-    .unwrap()
+    tokio::task::spawn_blocking(move || common::get(addr.port(), &path))
+        .await
+        .unwrap()
+        .unwrap_or_else(|| panic!("{addr} does not answer"))
 }
 
 /// The value of one metric series in a Prometheus text page.
@@ -337,7 +251,7 @@ fn assert_same_as_local(outputs: &[Value], local: &HashMap<String, Value>) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn worker_matches_the_local_engine_sends_dead_letters_and_resumes_from_its_state() {
-    let broker = Broker::start();
+    let broker = start_broker();
     create_topics(&broker, &[(INPUT, 4), (OUTPUT, 4), (DLQ, 1)]).await;
     let dir = tempfile::tempdir().unwrap();
     let pages = sample();
@@ -528,7 +442,7 @@ async fn worker_matches_the_local_engine_sends_dead_letters_and_resumes_from_its
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn binary_commits_and_exits_cleanly_on_sigterm() {
-    let broker = Broker::start();
+    let broker = start_broker();
     create_topics(&broker, &[(INPUT, 2), (OUTPUT, 2), (DLQ, 1)]).await;
     let dir = tempfile::tempdir().unwrap();
     let pages = sample();
@@ -658,7 +572,7 @@ fn site_page(site: usize, n: usize) -> Vec<u8> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn workers_joining_and_leaving_restore_state_without_loss_or_repeats() {
-    let broker = Broker::start();
+    let broker = start_broker();
     create_topics(&broker, &[(INPUT, 4), (OUTPUT, 4), (DLQ, 1)]).await;
     let dir = tempfile::tempdir().unwrap();
     let producer = producer(&broker);
@@ -809,7 +723,7 @@ async fn workers_joining_and_leaving_restore_state_without_loss_or_repeats() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_output_over_the_message_limit_becomes_a_dead_letter_and_the_partition_goes_on() {
-    let broker = Broker::start();
+    let broker = start_broker();
     create_topics(&broker, &[(INPUT, 1), (OUTPUT, 1), (DLQ, 1)]).await;
     let dir = tempfile::tempdir().unwrap();
     let producer = producer(&broker);
@@ -864,9 +778,7 @@ async fn an_output_over_the_message_limit_becomes_a_dead_letter_and_the_partitio
 async fn throughput_through_the_broker() {
     let corpus = std::env::var_os("URLTREE_KAFKA_BENCH_CORPUS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/rust-books.jsonl.gz")
-        });
+        .unwrap_or_else(|| common::root().join("samples/rust-books.jsonl.gz"));
     let mut text = String::new();
     flate2::read::MultiGzDecoder::new(std::fs::File::open(&corpus).unwrap())
         .read_to_string(&mut text)
@@ -895,7 +807,7 @@ async fn throughput_through_the_broker() {
     }
     let out = std::env::var_os("URLTREE_KAFKA_BENCH_OUT")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/kafka-bench.json"));
+        .unwrap_or_else(|| common::root().join("target/kafka-bench.json"));
     let report = serde_json::json!({
         "corpus": corpus.display().to_string(),
         "pages": lines.len(),
@@ -916,7 +828,7 @@ fn under_path(url: &str, segment: &str) -> String {
 
 /// One benchmark run with `workers` workers on a fresh broker (see `throughput_through_the_broker`).
 async fn bench_workers(lines: &[(String, String)], workers: usize) -> Value {
-    let broker = Broker::start();
+    let broker = start_broker();
     create_topics(&broker, &[(INPUT, 4), (OUTPUT, 4), (DLQ, 1)]).await;
     let producer = producer(&broker);
     for (i, (key, line)) in lines.iter().enumerate() {
@@ -1127,28 +1039,6 @@ changelog = "{CHANGELOG}"
     path
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .unwrap()
-        .port()
-}
-
-/// GET from a port that may not be listening yet: `None` while nothing answers.
-fn try_get(port: u16, path: &str) -> Option<(u16, String)> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
-    )
-    .ok()?;
-    let mut response = String::new();
-    stream.read_to_string(&mut response).ok()?;
-    let status = response.get(9..12)?.parse().ok()?;
-    let body = response.split_once("\r\n\r\n")?.1.to_owned();
-    Some((status, body))
-}
-
 /// A small deterministic generator for kill points (xorshift64*).
 struct Rng(u64);
 
@@ -1168,6 +1058,12 @@ type Copies = BTreeMap<(i32, i64), Vec<(Vec<u8>, Vec<u8>)>>;
 /// more comes for `quiet`; returns (partition, offset) → every payload seen for it.
 fn read_all(consumer: &BaseConsumer, want: usize, quiet: Duration) -> Copies {
     let mut out = Copies::new();
+    read_more(consumer, &mut out, want, quiet);
+    out
+}
+
+/// As [`read_all`], adding to `out` until it holds `want` distinct source offsets.
+fn read_more(consumer: &BaseConsumer, out: &mut Copies, want: usize, quiet: Duration) {
     let deadline = Instant::now() + Duration::from_secs(120);
     let mut last = Instant::now();
     while out.len() < want || last.elapsed() < quiet {
@@ -1189,84 +1085,25 @@ fn read_all(consumer: &BaseConsumer, want: usize, quiet: Duration) -> Copies {
             last = Instant::now();
         }
     }
-    out
 }
 
-/// `trials` kills (`kill -9`) of the `urltree` binary at random points while it works through a
-/// stream, each followed by a restart over the same state directory; then checks that every input
-/// has an output, that every repeated output is byte-identical to the first (same key, same
-/// source), and that each partition's state equals an uninterrupted local run's.
-async fn kill_trials(trials: usize, pages: Vec<(String, Vec<u8>)>, seed: u64) {
-    let broker = Broker::start();
-    create_topics(&broker, &[(INPUT, 2), (OUTPUT, 2), (DLQ, 1)]).await;
-    let dir = tempfile::tempdir().unwrap();
-    let producer = producer(&broker);
-    let port = free_port();
-    let config = binary_config(&broker, dir.path(), "urltree-kill", port);
-    let mut rng = Rng(seed | 1);
-    let mut produced: Vec<(i32, i64, i64, usize)> = Vec::new(); // partition, offset, time, page
-                                                                // The last pages are kept for the final, uninterrupted run, so it always has work to commit.
-    let final_pages = 10;
-    let per_trial = (pages.len() - final_pages).div_ceil(trials);
-    let spawn = || {
-        Command::new(env!("CARGO_BIN_EXE_urltree"))
-            .args(["run", "--config", config.to_str().unwrap()])
-            .env("RUST_LOG", "warn")
-            .env_remove("URLTREE_CONFIG")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap()
-    };
-    let mut kills = 0;
-    for trial in 0..trials {
-        let slice = trial * per_trial..((trial + 1) * per_trial).min(pages.len() - final_pages);
-        for (i, (key, page)) in pages.iter().enumerate().take(slice.end).skip(slice.start) {
-            let time = BASE_TIME_MS + i as i64 * 1000;
-            let (partition, offset) = produce(&producer, key, Some(page), time).await;
-            produced.push((partition, offset, time, i));
-        }
-        let mut child = spawn();
-        let ready = Instant::now() + Duration::from_secs(60);
-        while try_get(port, "/readyz").is_none_or(|(status, _)| status != 200) {
-            assert!(
-                Instant::now() < ready,
-                "trial {trial}: the worker never got ready"
-            );
-            assert!(
-                child.try_wait().unwrap().is_none(),
-                "trial {trial}: the worker exited"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        std::thread::sleep(Duration::from_millis(rng.below(400)));
-        child.kill().unwrap();
-        child.wait().unwrap();
-        kills += 1;
-    }
-
-    // An uninterrupted end: the last run finishes the stream.
-    for (i, (key, page)) in pages.iter().enumerate().skip(pages.len() - final_pages) {
-        let time = BASE_TIME_MS + i as i64 * 1000;
-        let (partition, offset) = produce(&producer, key, Some(page), time).await;
-        produced.push((partition, offset, time, i));
-    }
-    let mut child = spawn();
-    let outputs = reader(&broker, OUTPUT);
-    let got = read_all(&outputs, produced.len(), Duration::from_secs(2));
-    let (_, metrics_text) = try_get(port, "/metrics").expect("the final worker serves /metrics");
-    let killed = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    assert!(child.wait().unwrap().success());
-
-    // The reference: each partition's inputs through one engine, in offset order.
-    let mut reference_config = Config::load(Some(&config)).unwrap();
+/// The exactly-once check after an interrupted run of the binary with `config` (state under
+/// `dir/state`): each partition's inputs (`produced`: partition, offset, event time, index into
+/// `pages`) go through one engine in offset order, the uninterrupted reference; every input must
+/// have an output in `got`, every copy of it byte-identical to the reference's record with the
+/// same key, and each partition's state must equal the reference's. Returns the number of
+/// repeated outputs.
+fn assert_same_as_uninterrupted(
+    config: &Path,
+    dir: &Path,
+    pages: &[(String, Vec<u8>)],
+    produced: &[(i32, i64, i64, usize)],
+    got: &Copies,
+) -> usize {
+    let mut reference_config = Config::load(Some(config)).unwrap();
     let mut duplicates = 0;
     for partition in 0..2 {
-        reference_config.state.path = dir.path().join(format!("reference-{partition}"));
+        reference_config.state.path = dir.join(format!("reference-{partition}"));
         let mut engine = Engine::open(&reference_config).unwrap();
         let mine: Vec<_> = produced.iter().filter(|p| p.0 == partition).collect();
         let inputs: Vec<Input<'_>> = mine
@@ -1302,7 +1139,7 @@ async fn kill_trials(trials: usize, pages: Vec<(String, Vec<u8>)>, seed: u64) {
             duplicates += copies.len() - 1;
         }
         let mut state_config = reference_config.clone();
-        state_config.state.path = dir.path().join(format!("state/p{partition}"));
+        state_config.state.path = dir.join(format!("state/p{partition}"));
         let store = Store::open(&state_config.state).unwrap();
         assert_eq!(
             store.dump().unwrap(),
@@ -1310,6 +1147,82 @@ async fn kill_trials(trials: usize, pages: Vec<(String, Vec<u8>)>, seed: u64) {
             "state of partition {partition}"
         );
     }
+    assert_eq!(got.len(), produced.len(), "an output for every input");
+    duplicates
+}
+
+/// `trials` kills (`kill -9`) of the `urltree` binary at random points while it works through a
+/// stream, each followed by a restart over the same state directory; then checks that every input
+/// has an output, that every repeated output is byte-identical to the first (same key, same
+/// source), and that each partition's state equals an uninterrupted local run's.
+async fn kill_trials(trials: usize, pages: Vec<(String, Vec<u8>)>, seed: u64) {
+    let broker = start_broker();
+    create_topics(&broker, &[(INPUT, 2), (OUTPUT, 2), (DLQ, 1)]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let producer = producer(&broker);
+    let port = free_port();
+    let config = binary_config(&broker, dir.path(), "urltree-kill", port);
+    let mut rng = Rng(seed | 1);
+    let mut produced: Vec<(i32, i64, i64, usize)> = Vec::new(); // partition, offset, time, page
+                                                                // The last pages are kept for the final, uninterrupted run, so it always has work to commit.
+    let final_pages = 10;
+    let per_trial = (pages.len() - final_pages).div_ceil(trials);
+    let spawn = || {
+        Command::new(env!("CARGO_BIN_EXE_urltree"))
+            .args(["run", "--config", config.to_str().unwrap()])
+            .env("RUST_LOG", "warn")
+            .env_remove("URLTREE_CONFIG")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let mut kills = 0;
+    for trial in 0..trials {
+        let slice = trial * per_trial..((trial + 1) * per_trial).min(pages.len() - final_pages);
+        for (i, (key, page)) in pages.iter().enumerate().take(slice.end).skip(slice.start) {
+            let time = BASE_TIME_MS + i as i64 * 1000;
+            let (partition, offset) = produce(&producer, key, Some(page), time).await;
+            produced.push((partition, offset, time, i));
+        }
+        let mut child = spawn();
+        let ready = Instant::now() + Duration::from_secs(60);
+        while common::get(port, "/readyz").is_none_or(|(status, _)| status != 200) {
+            assert!(
+                Instant::now() < ready,
+                "trial {trial}: the worker never got ready"
+            );
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "trial {trial}: the worker exited"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(Duration::from_millis(rng.below(400)));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        kills += 1;
+    }
+
+    // An uninterrupted end: the last run finishes the stream.
+    for (i, (key, page)) in pages.iter().enumerate().skip(pages.len() - final_pages) {
+        let time = BASE_TIME_MS + i as i64 * 1000;
+        let (partition, offset) = produce(&producer, key, Some(page), time).await;
+        produced.push((partition, offset, time, i));
+    }
+    let mut child = spawn();
+    let outputs = reader(&broker, OUTPUT);
+    let got = read_all(&outputs, produced.len(), Duration::from_secs(2));
+    let (_, metrics_text) =
+        common::get(port, "/metrics").expect("the final worker serves /metrics");
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    assert!(child.wait().unwrap().success());
+
+    let duplicates = assert_same_as_uninterrupted(&config, dir.path(), &pages, &produced, &got);
     assert_eq!(got.len(), produced.len(), "an output for every input");
     let commits = metric(
         &metrics_text,
@@ -1393,7 +1306,7 @@ async fn restore_speed_of_10000_documents() {
         }
     }
 
-    let broker = Broker::start();
+    let broker = start_broker();
     create_topics(&broker, &[(INPUT, 1), (OUTPUT, 1), (DLQ, 1)]).await;
     let dir = tempfile::tempdir().unwrap();
     let mut config = worker_config(&broker, &dir.path().join("restored"), "restore-bench");
@@ -1507,7 +1420,7 @@ fn copy_dir(from: &Path, to: &Path) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stale_or_missing_state_is_restored_from_the_changelog() {
-    let broker = Broker::start();
+    let broker = start_broker();
     create_topics(&broker, &[(INPUT, 1), (OUTPUT, 1), (DLQ, 1)]).await;
     let dir = tempfile::tempdir().unwrap();
     let pages = sample();
@@ -1625,4 +1538,98 @@ async fn stale_or_missing_state_is_restored_from_the_changelog() {
     assert_eq!(progress, Some(200));
     let (_, reference_dump) = local_run(&pages, &dir.path().join("local-3"));
     assert_eq!(restored, reference_dump);
+}
+
+/// The broker goes away in the middle of the stream: frozen (`SIGSTOP`) for longer than the
+/// session timeout while the `urltree` binary works in exactly-once mode, then let go again. The
+/// same worker process reconnects, rejoins the group and finishes: every input has an output,
+/// every repeated output is byte-identical to the first, and each partition's state equals an
+/// uninterrupted run's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frozen_broker_loses_nothing_and_the_worker_recovers() {
+    let broker = start_broker();
+    create_topics(&broker, &[(INPUT, 2), (OUTPUT, 2), (DLQ, 1)]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let producer = producer(&broker);
+    let port = free_port();
+    let config = binary_config(&broker, dir.path(), "urltree-outage", port);
+    let pages = trial_pages();
+    let mut produced: Vec<(i32, i64, i64, usize)> = Vec::new(); // partition, offset, time, page
+    let half = pages.len() / 2;
+    for (i, (key, page)) in pages.iter().enumerate().take(half) {
+        let time = BASE_TIME_MS + i as i64 * 1000;
+        let (partition, offset) = produce(&producer, key, Some(page), time).await;
+        produced.push((partition, offset, time, i));
+    }
+    let mut child = KillOnDrop(
+        Command::new(env!("CARGO_BIN_EXE_urltree"))
+            .args(["run", "--config", config.to_str().unwrap()])
+            .env("RUST_LOG", "warn")
+            .env_remove("URLTREE_CONFIG")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let child = &mut child.0;
+    let outputs = reader(&broker, OUTPUT);
+
+    // The first outputs arrive; the broker freezes with most of the first half still to do.
+    let mut got = Copies::new();
+    read_more(&outputs, &mut got, 8, Duration::ZERO);
+    broker.pause();
+    let before = got.len();
+    let frozen = Duration::from_secs(9);
+    tokio::time::sleep(frozen).await;
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the worker exited while the broker was frozen"
+    );
+    broker.resume();
+
+    // The rest of the stream after the outage; the same process finishes all of it.
+    for (i, (key, page)) in pages.iter().enumerate().skip(half) {
+        let time = BASE_TIME_MS + i as i64 * 1000;
+        let (partition, offset) = produce(&producer, key, Some(page), time).await;
+        produced.push((partition, offset, time, i));
+    }
+    read_more(&outputs, &mut got, produced.len(), Duration::from_secs(2));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the worker exited after the outage"
+    );
+    let (_, metrics_text) = common::get(port, "/metrics").expect("the worker serves /metrics");
+    assert_eq!(metric(&metrics_text, "urltree_ready"), 1.0);
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    assert!(child.wait().unwrap().success());
+
+    let duplicates = assert_same_as_uninterrupted(&config, dir.path(), &pages, &produced, &got);
+    println!(
+        "broker frozen for {frozen:?} after {before} of {} outputs: 0 lost, {duplicates} repeated \
+         outputs (all byte-identical), state equal to the uninterrupted run; transactions: {} \
+         committed, {} aborted",
+        produced.len(),
+        metric(
+            &metrics_text,
+            "urltree_transactions_total{outcome=\"commit\"}"
+        ),
+        metric(
+            &metrics_text,
+            "urltree_transactions_total{outcome=\"abort\"}"
+        ),
+    );
+}
+
+/// A child process killed when the test ends, passed or failed.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }

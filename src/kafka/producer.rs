@@ -3,6 +3,7 @@
 //! clean-text records, dead letters and changelog records and waiting until the broker has
 //! acknowledged every one.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rdkafka::consumer::ConsumerGroupMetadata;
@@ -118,6 +119,9 @@ pub fn log_to_tracing(level: rdkafka::config::RDKafkaLogLevel, fac: &str, messag
 pub struct Producer {
     inner: FutureProducer<TracingContext>,
     runtime: Handle,
+    /// An abort that timed out (broker unreachable) and must be resumed, by calling
+    /// `abort_transaction` again, before the next transaction can begin.
+    abort_pending: AtomicBool,
 }
 
 impl Producer {
@@ -127,7 +131,11 @@ impl Producer {
         let inner = config
             .producer_config()
             .create_with_context(TracingContext)?;
-        Ok(Producer { inner, runtime })
+        Ok(Producer {
+            inner,
+            runtime,
+            abort_pending: AtomicBool::new(false),
+        })
     }
 
     /// Creates the transactional producer of input partition `partition` and initializes its
@@ -151,7 +159,11 @@ impl Producer {
                 step: "init",
                 source,
             })?;
-        Ok(Producer { inner, runtime })
+        Ok(Producer {
+            inner,
+            runtime,
+            abort_pending: AtomicBool::new(false),
+        })
     }
 
     /// Runs one transaction: begins it, sends `records` and waits for their acknowledgement, adds
@@ -167,6 +179,14 @@ impl Producer {
         timeout: Duration,
     ) -> Result<u64, DeliveryError> {
         let step = |step: &'static str| move |source| DeliveryError::Transaction { step, source };
+        if self.abort_pending.load(Ordering::Acquire) {
+            // librdkafka keeps a timed-out abort open until it is called again; until then every
+            // begin fails ("conflicting abort_transaction API call already in progress").
+            self.inner
+                .abort_transaction(timeout)
+                .map_err(step("resume abort"))?;
+            self.abort_pending.store(false, Ordering::Release);
+        }
         self.inner.begin_transaction().map_err(step("begin"))?;
         let result = self.deliver_blocking(records).and_then(|bytes| {
             self.inner
@@ -179,7 +199,11 @@ impl Producer {
         });
         if result.is_err() {
             if let Err(e) = self.inner.abort_transaction(timeout) {
-                tracing::warn!("aborting the transaction failed: {e}");
+                let retriable = matches!(&e, KafkaError::Transaction(t) if t.is_retriable());
+                if retriable {
+                    self.abort_pending.store(true, Ordering::Release);
+                }
+                tracing::warn!(retriable, "aborting the transaction failed: {e}");
             }
         }
         result

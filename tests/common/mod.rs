@@ -2,6 +2,7 @@
 //! and a tansu broker started per test on a free loopback port.
 #![allow(dead_code)]
 
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -96,8 +97,38 @@ impl Broker {
     }
 }
 
+impl Broker {
+    /// The broker's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Freezes the broker (`SIGSTOP`): connections stay open but nothing is answered, as with a
+    /// broker that hangs or a network that drops every packet.
+    pub fn pause(&self) {
+        self.signal("-STOP");
+    }
+
+    /// Lets a paused broker run again (`SIGCONT`).
+    pub fn resume(&self) {
+        self.signal("-CONT");
+    }
+
+    fn signal(&self, signal: &str) {
+        let status = Command::new("kill")
+            .args([signal, &self.pid().to_string()])
+            .status()
+            .unwrap_or_else(|e| panic!("cannot run kill {signal}: {e}"));
+        assert!(status.success(), "kill {signal} {} failed", self.pid());
+    }
+}
+
 impl Drop for Broker {
     fn drop(&mut self) {
+        // A paused broker still dies of SIGKILL; resuming first keeps nothing stopped around.
+        let _ = Command::new("kill")
+            .args(["-CONT", &self.pid().to_string()])
+            .status();
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -122,4 +153,20 @@ pub fn run_ok(command: &mut Command) -> String {
 pub fn read(path: impl AsRef<Path>) -> String {
     let path = root().join(path);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// GET over plain HTTP/1.1 from a loopback port; returns (status code, body), or `None` while
+/// nothing listens or the answer is cut short.
+pub fn get(port: u16, path: &str) -> Option<(u16, String)> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).ok()?;
+    let status = response.get(9..12)?.parse().ok()?;
+    let body = response.split_once("\r\n\r\n")?.1.to_owned();
+    Some((status, body))
 }
