@@ -1580,7 +1580,19 @@ async fn a_frozen_broker_loses_nothing_and_the_worker_recovers() {
     broker.pause();
     let before = got.len();
     let frozen = Duration::from_secs(9);
-    tokio::time::sleep(frozen).await;
+    // The worker stays alive for its liveness probe all along: HTTP has a thread of its own.
+    let thawed = Instant::now() + frozen;
+    while Instant::now() < thawed {
+        let health = tokio::task::spawn_blocking(move || common::get(port, "/healthz"))
+            .await
+            .unwrap();
+        assert_eq!(
+            health.map(|(status, _)| status),
+            Some(200),
+            "/healthz must answer while the broker is frozen"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
     assert!(
         child.try_wait().unwrap().is_none(),
         "the worker exited while the broker was frozen"

@@ -37,7 +37,7 @@ pub enum RunError {
     /// A Kafka client could not be created or subscribed.
     #[error("kafka: {0}")]
     Kafka(#[from] KafkaError),
-    /// The HTTP listener could not be bound.
+    /// The HTTP listener could not be bound or served.
     #[error("binding the HTTP server on {addr}: {source}")]
     Http {
         /// The configured address.
@@ -416,7 +416,11 @@ impl Worker {
             metrics: shared.metrics.clone(),
             ready: shared.readiness.clone(),
         };
-        let server = tokio::spawn(http::serve(listener, status, stop_http_rx));
+        let server =
+            http::spawn(listener, status, stop_http_rx).map_err(|source| RunError::Http {
+                addr: shared.config.kafka.http_listen.clone(),
+                source,
+            })?;
 
         let result = drive(&consumer, &context, &shared, shutdown).await;
 
@@ -447,7 +451,7 @@ impl Worker {
         }
         let _ = tokio::task::spawn_blocking(move || drop(consumer)).await;
         let _ = stop_http.send(true);
-        let _ = server.await;
+        let _ = tokio::task::spawn_blocking(move || server.join()).await;
         tracing::info!("worker stopped");
         result
     }

@@ -79,6 +79,30 @@ pub async fn bind(addr: &str) -> std::io::Result<(SocketAddr, TcpListener)> {
     Ok((listener.local_addr()?, listener))
 }
 
+/// Serves `listener` on a thread and a single-threaded runtime of its own until `shutdown` turns
+/// true, so `/healthz`, `/readyz` and `/metrics` answer even while every thread of the main
+/// runtime waits in a blocking Kafka call (a broker outage, a slow rebalance).
+pub fn spawn(
+    listener: TcpListener,
+    status: Status,
+    shutdown: watch::Receiver<bool>,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    let listener = listener.into_std()?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()?;
+    std::thread::Builder::new()
+        .name("urltree-http".into())
+        .spawn(move || {
+            runtime.block_on(async move {
+                match TcpListener::from_std(listener) {
+                    Ok(listener) => serve(listener, status, shutdown).await,
+                    Err(e) => tracing::error!("http listener: {e}"),
+                }
+            })
+        })
+}
+
 /// Serves connections on `listener` until `shutdown` turns true.
 pub async fn serve(listener: TcpListener, status: Status, mut shutdown: watch::Receiver<bool>) {
     loop {

@@ -159,6 +159,8 @@ pub fn read(path: impl AsRef<Path>) -> String {
 /// nothing listens or the answer is cut short.
 pub fn get(port: u16, path: &str) -> Option<(u16, String)> {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    // A server that stops answering reads as `None`, not as a test that hangs.
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
     write!(
         stream,
         "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
