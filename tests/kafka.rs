@@ -303,6 +303,16 @@ async fn worker_matches_the_local_engine_sends_dead_letters_and_resumes_from_its
     let phase1 = read(&outputs, first, Duration::from_millis(500));
     let letters = read(&dead, expected_dead.len(), Duration::from_millis(200));
 
+    // Every record the worker produces follows its published schema.
+    let clean_text = common::validator("clean-text.v1.schema.json");
+    let dead_letter = common::validator("dead-letter.v1.schema.json");
+    for output in &phase1 {
+        common::assert_valid(&clean_text, output, "a clean-text record of urltree run");
+    }
+    for letter in &letters {
+        common::assert_valid(&dead_letter, letter, "a dead letter of urltree run");
+    }
+
     // One output per page, in stream order within the domain, identical to the local engine.
     assert_same_as_local(&phase1, &local);
     let offsets: Vec<i64> = phase1

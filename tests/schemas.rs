@@ -2,35 +2,13 @@
 //! validates, every record the binary's pipeline produces validates against its schema, and the
 //! config schema states every field and default the binary's loader has.
 
-use std::path::{Path, PathBuf};
+mod common;
 
+use common::{assert_valid, read_json, root, validator};
 use serde_json::Value;
 use urltree::config::Config;
 use urltree::engine::{Engine, Input, Outcome};
 use urltree::record::Source;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn validator(name: &str) -> jsonschema::Validator {
-    let schema = read_json(&root().join("schemas").join(name));
-    jsonschema::meta::validate(&schema).unwrap_or_else(|e| panic!("{name}: {e}"));
-    jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-fn assert_valid(v: &jsonschema::Validator, instance: &Value, what: &str) {
-    let errors: Vec<String> = v
-        .iter_errors(instance)
-        .map(|e| format!("{e} at {}", e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "{what}: {errors:?}");
-}
 
 #[test]
 fn schemas_are_versioned_draft_2020_12() {

@@ -172,3 +172,25 @@ pub fn get(port: u16, path: &str) -> Option<(u16, String)> {
     let body = response.split_once("\r\n\r\n")?.1.to_owned();
     Some((status, body))
 }
+
+/// Reads a JSON file.
+pub fn read_json(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The validator of `schemas/<name>`, itself checked against its meta-schema.
+pub fn validator(name: &str) -> jsonschema::Validator {
+    let schema = read_json(&root().join("schemas").join(name));
+    jsonschema::meta::validate(&schema).unwrap_or_else(|e| panic!("{name}: {e}"));
+    jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Panics with every violation when `instance` does not validate.
+pub fn assert_valid(v: &jsonschema::Validator, instance: &serde_json::Value, what: &str) {
+    let errors: Vec<String> = v
+        .iter_errors(instance)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{what}: {errors:?}");
+}
