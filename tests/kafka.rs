@@ -518,11 +518,7 @@ dead_letter = "{DLQ}"
     let got = read(&outputs, count, Duration::from_millis(200));
     assert_eq!(got.len(), count);
 
-    let killed = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    common::signal(child.id(), "-TERM");
     let deadline = Instant::now() + Duration::from_secs(30);
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
@@ -1225,11 +1221,7 @@ async fn kill_trials(trials: usize, pages: Vec<(String, Vec<u8>)>, seed: u64) {
     let got = read_all(&outputs, produced.len(), Duration::from_secs(2));
     let (_, metrics_text) =
         common::get(port, "/metrics").expect("the final worker serves /metrics");
-    let killed = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    common::signal(child.id(), "-TERM");
     assert!(child.wait().unwrap().success());
 
     let duplicates = assert_same_as_uninterrupted(&config, dir.path(), &pages, &produced, &got);
@@ -1622,11 +1614,7 @@ async fn a_frozen_broker_loses_nothing_and_the_worker_recovers() {
     );
     let (_, metrics_text) = common::get(port, "/metrics").expect("the worker serves /metrics");
     assert_eq!(metric(&metrics_text, "urltree_ready"), 1.0);
-    let killed = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    common::signal(child.id(), "-TERM");
     assert!(child.wait().unwrap().success());
 
     let duplicates = assert_same_as_uninterrupted(&config, dir.path(), &pages, &produced, &got);

@@ -106,21 +106,22 @@ impl Broker {
     /// Freezes the broker (`SIGSTOP`): connections stay open but nothing is answered, as with a
     /// broker that hangs or a network that drops every packet.
     pub fn pause(&self) {
-        self.signal("-STOP");
+        signal(self.pid(), "-STOP");
     }
 
     /// Lets a paused broker run again (`SIGCONT`).
     pub fn resume(&self) {
-        self.signal("-CONT");
+        signal(self.pid(), "-CONT");
     }
+}
 
-    fn signal(&self, signal: &str) {
-        let status = Command::new("kill")
-            .args([signal, &self.pid().to_string()])
-            .status()
-            .unwrap_or_else(|e| panic!("cannot run kill {signal}: {e}"));
-        assert!(status.success(), "kill {signal} {} failed", self.pid());
-    }
+/// Sends `signal` (`-TERM`, `-STOP`, ...) to process `pid`; panics unless it was delivered.
+pub fn signal(pid: u32, signal: &str) {
+    let status = Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run kill {signal}: {e}"));
+    assert!(status.success(), "kill {signal} {pid} failed");
 }
 
 impl Drop for Broker {
