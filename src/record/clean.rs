@@ -26,7 +26,8 @@ pub struct BlockDetail {
     /// The block's count at the deciding node (0 for blocks without letters).
     pub count: u64,
     /// Why: `unique` or `repeated` (the count against `c_max`), or `no-letters`; the `hybrid`
-    /// classifier adds `template`, `link-dense` and `outside-main-subtree`.
+    /// classifier adds `template`, `link-dense`, `marked`, `outside-main-subtree`, `title` and
+    /// `within-text`.
     pub reason: String,
     /// Element path of the block.
     pub path: String,

@@ -28,6 +28,10 @@
 //!   `role=main`, `itemprop=articleBody`) anchors the main subtree when there is enough of it.
 //! - **Title**: the page's `<h1>` nearest before the main text is the text's title, kept even
 //!   when it sits outside the main subtree (most gold standards keep the headline).
+//! - **Text around repeated blocks**: a run of repeated blocks inside the main subtree with kept
+//!   text on both sides belongs to the text (a manual's section headings, notes and table
+//!   cells recur on many pages, yet they sit between the paragraphs that they label); repeated
+//!   blocks at the edge of the main text (a byline, a closing notice) stay dropped.
 //! - **Stub pages**: a page left with almost no text once the tree has spoken (a redirect notice
 //!   shared by many pages) is judged by its own structure alone, as on a domain's first page.
 //!
@@ -170,13 +174,15 @@ pub enum Reason {
     Unique,
     /// The page's `<h1>` nearest before the main text, outside its subtree: the text's title.
     Title,
+    /// Repeated, but inside the main text between two kept blocks: part of the text.
+    WithinText,
 }
 
 impl Reason {
     /// The label this reason gives.
     pub fn label(self) -> Label {
         match self {
-            Reason::Unique | Reason::Title => Label::Content,
+            Reason::Unique | Reason::Title | Reason::WithinText => Label::Content,
             _ => Label::Boilerplate,
         }
     }
@@ -192,6 +198,7 @@ impl Reason {
             Reason::OutsideMainSubtree => "outside-main-subtree",
             Reason::Unique => "unique",
             Reason::Title => "title",
+            Reason::WithinText => "within-text",
         }
     }
 }
@@ -339,6 +346,38 @@ fn classify_with(
             *reason = Reason::OutsideMainSubtree;
         } else if *reason == Reason::LinkDense && inside && list_page {
             *reason = Reason::Unique;
+        }
+    }
+    // A run of repeated blocks inside the main text between two kept blocks is part of the text
+    // (section headings, recurring notes or table cells of a manual). One pass: each block is
+    // visited once by the run that holds it or by the loop.
+    let mut i = 0;
+    let mut prev_kept = false;
+    while i < blocks.len() {
+        match out[i] {
+            Reason::NoLetters => i += 1,
+            Reason::Repeated if prev_kept && within(&blocks[i], main) => {
+                let mut end = i;
+                while end < blocks.len()
+                    && (out[end] == Reason::NoLetters
+                        || (out[end] == Reason::Repeated && within(&blocks[end], main)))
+                {
+                    end += 1;
+                }
+                if end < blocks.len() && out[end] == Reason::Unique {
+                    for r in &mut out[i..end] {
+                        if *r == Reason::Repeated {
+                            *r = Reason::WithinText;
+                        }
+                    }
+                }
+                prev_kept = false;
+                i = end;
+            }
+            r => {
+                prev_kept = r == Reason::Unique;
+                i += 1;
+            }
         }
     }
     // The title of the main text: the nearest `<h1>` before its first kept block, when the main
@@ -789,6 +828,39 @@ mod tests {
             "{reasons:?}"
         );
         assert_eq!(&reasons[6..], &[Reason::Unique, Reason::Unique]);
+    }
+
+    #[test]
+    fn repeated_blocks_between_kept_text_belong_to_it() {
+        // article div(7) > h2(8) "Description", p(9), h2(10) "Notes", p(11) repeated, p(12);
+        // then a repeated closing notice (p 13) and the repeated navigation (nav 14).
+        let at = |e: u32| [0, 1, 7, e];
+        let (a8, a9, a10, a11, a12, a13) = (at(8), at(9), at(10), at(11), at(12), at(13));
+        let nav = [0, 1, 14, 15];
+        let blocks = [
+            block(&a8, 11, 0, 9, 9),
+            block(&a9, 300, 0, 1, 9),
+            block(&a10, 5, 0, 9, 9),
+            block(&a11, 120, 0, 9, 9),
+            block(&a12, 250, 0, 1, 9),
+            block(&a13, 60, 0, 9, 9),
+            block(&nav, 200, 0, 9, 9),
+        ];
+        use Reason::*;
+        assert_eq!(
+            run(&blocks, 9),
+            vec![Repeated, Unique, WithinText, WithinText, Unique, Repeated, Repeated]
+        );
+        assert_eq!(WithinText.label(), Label::Content);
+        // A block without letters inside the run does not break it.
+        let mut gap = blocks.to_vec();
+        gap[3].count = None;
+        assert_eq!(run(&gap, 9)[2..5], [WithinText, NoLetters, Unique]);
+        // Repeated text outside the main subtree stays dropped, even between kept blocks.
+        let side = [0, 1, 16, 17];
+        let mut outside = blocks.to_vec();
+        outside[2] = block(&side, 40, 0, 9, 9);
+        assert_eq!(run(&outside, 9)[2], Repeated);
     }
 
     #[test]
