@@ -67,6 +67,18 @@ struct GoldFields {
     gold: Option<String>,
 }
 
+/// The eight sets of the shared evaluation corpus, by folder name under its `corpus/` directory.
+pub const SETS: [&str; 8] = [
+    "crawl-to-the-future",
+    "dragnet",
+    "cleanportaleval",
+    "cleaneval",
+    "scrapinghub-aeb",
+    "debdocs-python",
+    "debdocs-postgresql",
+    "debdocs-rust-books",
+];
+
 /// The folder of the shared evaluation corpus: `$URLTREE_CORPUS_DIR`, else the first
 /// `shared/corpus` found in the current directory or the crate's directory or their ancestors.
 pub fn shared_dir() -> Option<PathBuf> {

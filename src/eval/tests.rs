@@ -142,16 +142,7 @@ fn whole_small_stream_aggregates_consistently() {
 #[test]
 #[ignore = "slow in debug builds; a throughput check for release builds"]
 fn all_sets_score_fast() {
-    let sets = [
-        "crawl-to-the-future",
-        "dragnet",
-        "cleanportaleval",
-        "cleaneval",
-        "scrapinghub-aeb",
-        "debdocs-python",
-        "debdocs-postgresql",
-        "debdocs-rust-books",
-    ];
+    let sets = crate::corpus::SETS;
     let mut scoring = 0.0;
     let mut pages = 0usize;
     let mut max_tokens = 0usize;

@@ -3,17 +3,7 @@
 
 use super::super::{Block, ParseLimits, Tokenizer};
 use super::{check_invariants, corpus_pages, Page};
-
-const SETS: [&str; 8] = [
-    "crawl-to-the-future",
-    "dragnet",
-    "cleanportaleval",
-    "cleaneval",
-    "scrapinghub-aeb",
-    "debdocs-python",
-    "debdocs-postgresql",
-    "debdocs-rust-books",
-];
+use crate::corpus::SETS;
 
 fn collapse(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
