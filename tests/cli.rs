@@ -230,8 +230,21 @@ fn eval_and_bench_write_their_json() {
         sample().to_str().unwrap(),
         "--json",
         bench.to_str().unwrap(),
+        "--rounds",
+        "3",
     ]));
     let b: Value = serde_json::from_str(&std::fs::read_to_string(&bench).unwrap()).unwrap();
+    // Three passes on fresh state; the reported throughput is the median one's.
+    assert_eq!(b["rounds"], 3);
+    let mut rounds: Vec<f64> = b["mb_per_sec_rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_f64().unwrap())
+        .collect();
+    rounds.sort_by(f64::total_cmp);
+    assert_eq!(rounds.len(), 3);
+    assert_eq!(b["mb_per_sec"].as_f64().unwrap(), rounds[1], "{b}");
     for field in [
         "pages_per_sec",
         "mb_per_sec",

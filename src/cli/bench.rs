@@ -14,10 +14,13 @@ pub struct Args {
     /// Write the numbers as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Passes of the pipeline, each on fresh state; the median pass by CPU time is reported.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    rounds: u32,
 }
 
 pub fn run(args: Args, config: Config) -> anyhow::Result<ExitCode> {
-    let report = urltree::bench::run(&args.corpus, &config)
+    let report = urltree::bench::run(&args.corpus, &config, args.rounds)
         .with_context(|| format!("benchmarking {}", args.corpus.display()))?;
     println!(
         "{}: {} pages, {:.1} MB HTML in {:.2} s ({:.2} CPU s): {:.0} pages/s, {:.1} MB/s per core ({:.1} MB/s wall); tokenizer alone {:.1} MB/s (parse share {:.0}%); state {:.2} MB per 1,000 docs ({} retained); peak RSS {:.0} MB",
@@ -35,6 +38,18 @@ pub fn run(args: Args, config: Config) -> anyhow::Result<ExitCode> {
         report.docs_retained,
         report.peak_rss_bytes as f64 / 1e6,
     );
+    if report.rounds > 1 {
+        let runs: Vec<String> = report
+            .mb_per_sec_rounds
+            .iter()
+            .map(|r| format!("{r:.1}"))
+            .collect();
+        println!(
+            "median of {} rounds; MB/s per core by round: {}",
+            report.rounds,
+            runs.join(", ")
+        );
+    }
     if let Some(json) = &args.json {
         std::fs::write(json, serde_json::to_string_pretty(&report)?)
             .with_context(|| format!("writing {}", json.display()))?;
