@@ -1,7 +1,8 @@
 //! The JSON records urltree reads and writes (DESIGN §5; JSON Schemas in `schemas/`).
 //!
-//! [`raw`] decodes and validates an input page (its JSON read in one pass by `wire`), [`clean`] is the output record, [`dead_letter`]
-//! the record of an input that could not be processed, [`source`] where an input came from.
+//! [`raw`] decodes and validates an input page (its JSON read in one pass by `wire`), [`clean`]
+//! is the output record, [`dead_letter`] the record of an input that could not be processed,
+//! [`source`] where an input came from.
 
 pub mod clean;
 pub mod dead_letter;

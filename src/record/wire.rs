@@ -203,20 +203,19 @@ fn parse_string(bytes: &[u8], start: usize, room: usize) -> Option<(String, usiz
     let mut out: Vec<u8> = Vec::with_capacity(room);
     let mut i = start;
     loop {
-        // Copy eight bytes at a time, then keep only those before the first special byte.
+        // Copy eight bytes at a time, keeping only those before the first special byte; the
+        // last few bytes one at a time.
         while let Some(chunk) = bytes.get(i..).and_then(<[u8]>::first_chunk::<8>) {
             let special = special_bytes(u64::from_le_bytes(*chunk));
             out.extend_from_slice(chunk);
-            if special == 0 {
-                i += 8;
-                continue;
+            if special != 0 {
+                let clean = (special.trailing_zeros() / 8) as usize;
+                out.truncate(out.len() - 8 + clean);
+                i += clean;
+                break;
             }
-            let clean = (special.trailing_zeros() / 8) as usize;
-            out.truncate(out.len() - 8 + clean);
-            i += clean;
-            break;
+            i += 8;
         }
-        // Fewer than eight bytes left, or at a special byte.
         while let Some(&b) = bytes.get(i) {
             if b == b'"' || b == b'\\' || b < 0x20 {
                 break;
@@ -224,30 +223,35 @@ fn parse_string(bytes: &[u8], start: usize, room: usize) -> Option<(String, usiz
             out.push(b);
             i += 1;
         }
-        match *bytes.get(i)? {
-            b'"' => break,
-            b'\\' => {
-                let escape = *bytes.get(i + 1)?;
-                let simple = SIMPLE_ESCAPES[usize::from(escape)];
-                if simple != 0 {
-                    out.push(simple);
-                    i += 2;
-                } else if escape == b'u' {
-                    let (c, len) = unicode_escape(bytes, i)?;
-                    out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
-                    i += len;
-                } else {
-                    return None;
+        // At a special byte: escapes, often several in a row (`\r\n`), or the closing quote.
+        loop {
+            match *bytes.get(i)? {
+                b'\\' => {
+                    let escape = *bytes.get(i + 1)?;
+                    let simple = SIMPLE_ESCAPES[usize::from(escape)];
+                    if simple != 0 {
+                        out.push(simple);
+                        i += 2;
+                    } else if escape == b'u' {
+                        let (c, len) = unicode_escape(bytes, i)?;
+                        out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                        i += len;
+                    } else {
+                        return None;
+                    }
                 }
+                b'"' => {
+                    // Runs are cut only at ASCII bytes and escapes encode whole characters, so
+                    // this checks exactly the raw string's own bytes, as serde_json does.
+                    let mut text = String::from_utf8(out).ok()?;
+                    text.shrink_to_fit();
+                    return Some((text, i + 1));
+                }
+                0..0x20 => return None,
+                _ => break,
             }
-            _ => return None,
         }
     }
-    // Runs are cut only at ASCII bytes and escapes encode whole characters, so this checks
-    // exactly the raw string's own bytes, as serde_json does.
-    let mut text = String::from_utf8(out).ok()?;
-    text.shrink_to_fit();
-    Some((text, i + 1))
 }
 
 /// The character of the `\uXXXX` escape at `bytes[i]` (a backslash), with its trailing
