@@ -7,6 +7,7 @@ use thiserror::Error;
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
+use super::wire::Wire;
 use super::ErrorKind;
 
 /// Why an input record was rejected; `kind()` gives the dead-letter kind.
@@ -52,20 +53,6 @@ impl RecordError {
     }
 }
 
-#[derive(serde::Deserialize)]
-struct Wire {
-    url: Option<String>,
-    response_url: Option<String>,
-    title: Option<String>,
-    html: Option<String>,
-    html_base64: Option<String>,
-    charset: Option<String>,
-    fetched_at: Option<String>,
-    domain: Option<String>,
-    #[serde(default)]
-    headers: Option<BTreeMap<String, String>>,
-}
-
 /// A decoded, validated input page.
 ///
 /// Guarantees: `url` is non-empty; `html` is valid UTF-8; `fetched_at` parsed as RFC 3339 when
@@ -103,14 +90,32 @@ impl RawPage {
                 limit: max_record_bytes,
             });
         }
-        let wire: Wire = serde_json::from_slice(bytes).map_err(|e| match e.classify() {
-            // Well-formed JSON of the wrong shape: name the field problem, not the syntax.
-            serde_json::error::Category::Data => RecordError::InvalidField {
-                field: "record",
-                reason: e.to_string(),
-            },
-            _ => RecordError::InvalidJson(e.to_string()),
-        })?;
+        // The one-pass reader takes well-formed records; serde_json judges the rest, so errors
+        // are serde_json's own.
+        let wire = match Wire::parse(bytes) {
+            Some(wire) => wire,
+            None => decode_wire_with_serde(bytes)?,
+        };
+        RawPage::from_wire(wire)
+    }
+
+    /// [`RawPage::decode`] with serde_json reading every record: the reference it must equal.
+    #[cfg(test)]
+    pub(crate) fn decode_with_serde(
+        bytes: &[u8],
+        max_record_bytes: usize,
+    ) -> Result<RawPage, RecordError> {
+        if bytes.len() > max_record_bytes {
+            return Err(RecordError::TooLarge {
+                bytes: bytes.len(),
+                limit: max_record_bytes,
+            });
+        }
+        RawPage::from_wire(decode_wire_with_serde(bytes)?)
+    }
+
+    /// Validates the record's fields.
+    fn from_wire(wire: Wire) -> Result<RawPage, RecordError> {
         let url = wire
             .url
             .filter(|u| !u.trim().is_empty())
@@ -140,6 +145,18 @@ impl RawPage {
             domain: wire.domain.filter(|d| !d.trim().is_empty()),
         })
     }
+}
+
+/// The record's fields as serde_json reads them, or its error as a [`RecordError`].
+fn decode_wire_with_serde(bytes: &[u8]) -> Result<Wire, RecordError> {
+    serde_json::from_slice(bytes).map_err(|e| match e.classify() {
+        // Well-formed JSON of the wrong shape: name the field problem, not the syntax.
+        serde_json::error::Category::Data => RecordError::InvalidField {
+            field: "record",
+            reason: e.to_string(),
+        },
+        _ => RecordError::InvalidJson(e.to_string()),
+    })
 }
 
 fn decode_base64_html(
