@@ -13,12 +13,11 @@
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{free_port, get, read, root, run_ok, tool, Broker};
+use common::{free_port, get, read, root, run_ok, run_ok_with_input, tool, Broker};
 use rdkafka::producer::{FutureProducer, FutureRecord};
 use rdkafka::ClientConfig;
 use serde_json::Value;
@@ -40,27 +39,13 @@ fn render(values: Option<&str>) -> String {
 
 /// The documents of a YAML stream, parsed by PyYAML (installed beside kubernetes-validate).
 fn yaml_docs(yaml: &str) -> Vec<Value> {
-    let mut child = Command::new("python3")
-        .arg(root().join("tests/deploy/yaml2json.py"))
-        .env("PYTHONPATH", tool("kubernetes-validate"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("python3");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(yaml.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert!(
-        output.status.success(),
-        "yaml2json: {}",
-        String::from_utf8_lossy(&output.stderr)
+    let json = run_ok_with_input(
+        Command::new("python3")
+            .arg(root().join("tests/deploy/yaml2json.py"))
+            .env("PYTHONPATH", tool("kubernetes-validate")),
+        yaml.as_bytes(),
     );
-    match serde_json::from_slice(&output.stdout).unwrap() {
+    match serde_json::from_str(&json).unwrap() {
         Value::Array(docs) => docs,
         other => panic!("not a list of documents: {other}"),
     }
@@ -676,25 +661,9 @@ async fn live_scrape_passes_promtool_and_holds_every_queried_metric() {
     assert!(sum_of(&text, "urltree_blocks_total") > 0.0, "{text}");
 
     // promtool's linter accepts the exposition.
-    let mut check = Command::new(tool("promtool"))
-        .args(["check", "metrics"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    check
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    let checked = check.wait_with_output().unwrap();
-    assert!(
-        checked.status.success(),
-        "promtool check metrics: {}{}",
-        String::from_utf8_lossy(&checked.stdout),
-        String::from_utf8_lossy(&checked.stderr)
+    run_ok_with_input(
+        Command::new(tool("promtool")).args(["check", "metrics"]),
+        text.as_bytes(),
     );
 
     // Every metric the dashboard and the alerts read is in the scrape.

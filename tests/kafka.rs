@@ -496,8 +496,7 @@ dead_letter = "{DLQ}"
     .unwrap();
 
     // An unknown delivery mode is refused with a clear message.
-    let refused = Command::new(env!("CARGO_BIN_EXE_urltree"))
-        .args(["run", "--config", config.to_str().unwrap()])
+    let refused = worker_command(&config)
         .env("URLTREE_KAFKA__DELIVERY", "twice")
         .output()
         .unwrap();
@@ -505,11 +504,9 @@ dead_letter = "{DLQ}"
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(stderr.contains("delivery"), "{stderr}");
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_urltree"))
-        .args(["run", "--config", config.to_str().unwrap()])
+    let mut child = worker_command(&config)
         .args(["--log-format", "json"])
         .env("RUST_LOG", "info")
-        .env_remove("URLTREE_CONFIG")
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -1173,16 +1170,7 @@ async fn kill_trials(trials: usize, pages: Vec<(String, Vec<u8>)>, seed: u64) {
                                                                 // The last pages are kept for the final, uninterrupted run, so it always has work to commit.
     let final_pages = 10;
     let per_trial = (pages.len() - final_pages).div_ceil(trials);
-    let spawn = || {
-        Command::new(env!("CARGO_BIN_EXE_urltree"))
-            .args(["run", "--config", config.to_str().unwrap()])
-            .env("RUST_LOG", "warn")
-            .env_remove("URLTREE_CONFIG")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap()
-    };
+    let spawn = || spawn_quiet_worker(&config);
     let mut kills = 0;
     for trial in 0..trials {
         let slice = trial * per_trial..((trial + 1) * per_trial).min(pages.len() - final_pages);
@@ -1563,16 +1551,7 @@ async fn a_frozen_broker_loses_nothing_and_the_worker_recovers() {
         let (partition, offset) = produce(&producer, key, Some(page), time).await;
         produced.push((partition, offset, time, i));
     }
-    let mut child = KillOnDrop(
-        Command::new(env!("CARGO_BIN_EXE_urltree"))
-            .args(["run", "--config", config.to_str().unwrap()])
-            .env("RUST_LOG", "warn")
-            .env_remove("URLTREE_CONFIG")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let mut child = KillOnDrop(spawn_quiet_worker(&config));
     let child = &mut child.0;
     let outputs = reader(&broker, OUTPUT);
 
@@ -1642,4 +1621,23 @@ impl Drop for KillOnDrop {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
+}
+
+/// `urltree run --config CONFIG`, with no config file inherited from the environment.
+fn worker_command(config: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_urltree"));
+    command
+        .args(["run", "--config", config.to_str().unwrap()])
+        .env_remove("URLTREE_CONFIG");
+    command
+}
+
+/// A worker process that logs only warnings, to nowhere.
+fn spawn_quiet_worker(config: &Path) -> std::process::Child {
+    worker_command(config)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
 }

@@ -84,12 +84,7 @@ impl RawPage {
 
     /// Decodes one JSON record of at most `max_record_bytes`; never panics on arbitrary bytes.
     pub fn decode(bytes: &[u8], max_record_bytes: usize) -> Result<RawPage, RecordError> {
-        if bytes.len() > max_record_bytes {
-            return Err(RecordError::TooLarge {
-                bytes: bytes.len(),
-                limit: max_record_bytes,
-            });
-        }
+        check_size(bytes, max_record_bytes)?;
         // The one-pass reader takes well-formed records; serde_json judges the rest, so errors
         // are serde_json's own.
         let wire = match Wire::parse(bytes) {
@@ -105,12 +100,7 @@ impl RawPage {
         bytes: &[u8],
         max_record_bytes: usize,
     ) -> Result<RawPage, RecordError> {
-        if bytes.len() > max_record_bytes {
-            return Err(RecordError::TooLarge {
-                bytes: bytes.len(),
-                limit: max_record_bytes,
-            });
-        }
+        check_size(bytes, max_record_bytes)?;
         RawPage::from_wire(decode_wire_with_serde(bytes)?)
     }
 
@@ -145,6 +135,17 @@ impl RawPage {
             domain: wire.domain.filter(|d| !d.trim().is_empty()),
         })
     }
+}
+
+/// A record over `max_record_bytes` is refused before any parsing.
+fn check_size(bytes: &[u8], max_record_bytes: usize) -> Result<(), RecordError> {
+    if bytes.len() > max_record_bytes {
+        return Err(RecordError::TooLarge {
+            bytes: bytes.len(),
+            limit: max_record_bytes,
+        });
+    }
+    Ok(())
 }
 
 /// The record's fields as serde_json reads them, or its error as a [`RecordError`].

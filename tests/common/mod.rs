@@ -140,6 +140,25 @@ pub fn run_ok(command: &mut Command) -> String {
     let output = command
         .output()
         .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
+    stdout_of_success(command, output)
+}
+
+/// Like [`run_ok`], with `input` written to the command's stdin.
+pub fn run_ok_with_input(command: &mut Command, input: &[u8]) -> String {
+    let mut child = command
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
+    if let Some(mut stdin) = child.stdin.take() {
+        std::io::Write::write_all(&mut stdin, input).unwrap();
+    }
+    let output = child.wait_with_output().unwrap();
+    stdout_of_success(command, output)
+}
+
+fn stdout_of_success(command: &Command, output: std::process::Output) -> String {
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     assert!(
         output.status.success(),
