@@ -212,7 +212,7 @@ pub fn restore_state(
     }
     let read_seconds = started.elapsed().as_secs_f64();
     let store = Store::open(&config.state)?;
-    let progress = super::worker::progress_source(&config.kafka.topics.input, partition);
+    let progress = super::progress::progress_source(&config.kafka.topics.input, partition);
     let stats = rebuild.apply(&store, &progress, config.kafka.restore_batch_size)?;
     tracing::info!(
         partition,

@@ -23,7 +23,8 @@ use tokio::sync::{watch, Semaphore};
 use super::http::{self, Readiness, Status};
 use super::metrics::{Metrics, MetricsError};
 use super::producer::{log_to_tracing, Producer};
-use super::worker::{Batch, Committer, OpenError, PartitionWorker, Record, Shared, Start};
+use super::progress::Start;
+use super::worker::{Batch, Committer, OpenError, PartitionWorker, Record, Shared};
 use crate::config::Config;
 
 type StreamConsumer = rdkafka::consumer::StreamConsumer<DriverContext>;
@@ -111,7 +112,7 @@ impl DriverContext {
     }
 
     /// Opens a worker for every newly assigned partition, reconciling its state with the group's
-    /// committed offset ([`super::worker::plan`]): points the fetch position at the state's
+    /// committed offset ([`super::progress::plan`]): points the fetch position at the state's
     /// progress when it is ahead, and returns the partitions that restore their state first (to
     /// be paused until they have).
     fn assign(&self, consumer: &BaseConsumer<Self>, tpl: &mut TopicPartitionList) -> Vec<i32> {

@@ -43,6 +43,7 @@ use super::config::DeliveryMode;
 use super::http::Readiness;
 use super::metrics::Metrics;
 use super::producer::{DeliveryError, OutRecord, Producer};
+pub use super::progress::{plan, progress_source, Start};
 use crate::config::Config;
 use crate::engine::{Change, Engine, EngineError, Input, Outcome};
 use crate::record::{DeadLetter, ErrorKind, Source};
@@ -83,33 +84,6 @@ pub trait Committer: Send + Sync {
     fn group_metadata(&self) -> Option<ConsumerGroupMetadata>;
     /// Resumes fetching the partition.
     fn resume(&self, topic: &str, partition: i32);
-}
-
-/// How a newly assigned partition starts, from the state's progress `P` and the group's committed
-/// offset `C` (see the module documentation).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Start {
-    /// Fetch from the committed offset (or, with none, from the beginning).
-    Resume,
-    /// Fetch from this offset: the state's progress, ahead of any committed offset.
-    SeekTo(u64),
-    /// Rebuild the state from the changelog as of this committed offset, then fetch from it.
-    Restore(u64),
-}
-
-/// Reconciles the state's progress with the committed offset for `mode`.
-pub fn plan(mode: DeliveryMode, progress: Option<u64>, committed: Option<u64>) -> Start {
-    match (progress, committed) {
-        (None, None) => Start::Resume,
-        (Some(p), None) => Start::SeekTo(p),
-        (None, Some(c)) => Start::Restore(c),
-        (Some(p), Some(c)) if p == c => Start::Resume,
-        (Some(p), Some(c)) if p < c => Start::Restore(c),
-        (Some(p), Some(c)) => match mode {
-            DeliveryMode::AtLeastOnce => Start::SeekTo(p),
-            DeliveryMode::ExactlyOnce => Start::Restore(c),
-        },
-    }
 }
 
 /// Bits of a partition's restore gate: the consumer paused it, the worker restored it. Whoever
@@ -326,11 +300,6 @@ impl PartitionWorker {
             }
         }
     }
-}
-
-/// The progress key of a partition in its state.
-pub fn progress_source(topic: &str, partition: i32) -> String {
-    format!("{topic}/{partition}")
 }
 
 /// Rebuilds the partition's state at `config.state.path` from the changelog as of input offset
@@ -714,20 +683,6 @@ fn dead_letter_bytes(dead: &DeadLetter, original: &[u8], max: usize) -> Result<V
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_committed_position_decides_how_a_partition_starts() {
-        use DeliveryMode::{AtLeastOnce as Alo, ExactlyOnce as Eos};
-        for mode in [Alo, Eos] {
-            assert_eq!(plan(mode, None, None), Start::Resume);
-            assert_eq!(plan(mode, Some(5), None), Start::SeekTo(5));
-            assert_eq!(plan(mode, None, Some(7)), Start::Restore(7));
-            assert_eq!(plan(mode, Some(7), Some(7)), Start::Resume);
-            assert_eq!(plan(mode, Some(3), Some(7)), Start::Restore(7));
-        }
-        assert_eq!(plan(Alo, Some(9), Some(7)), Start::SeekTo(9));
-        assert_eq!(plan(Eos, Some(9), Some(7)), Start::Restore(7));
-    }
 
     #[test]
     fn dead_letters_are_cut_to_the_message_limit() {
