@@ -221,6 +221,15 @@ impl Config {
             .map_err(|(field, reason)| ConfigError::Invalid { field, reason })
     }
 
+    /// A copy for display (`urltree config`): secret librdkafka properties (passwords, client
+    /// secrets, private keys; [`crate::kafka::config::is_secret`]) read `"<redacted>"`.
+    pub fn redacted(&self) -> Config {
+        Config {
+            kafka: self.kafka.redacted(),
+            ..self.clone()
+        }
+    }
+
     /// The configuration as TOML (for `urltree config` and docs).
     pub fn to_toml(&self) -> String {
         toml::to_string_pretty(self).unwrap_or_default()

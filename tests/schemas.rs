@@ -203,6 +203,11 @@ fn config_schema_matches_the_loader() {
         "[input]\ndomain_check = \"maybe\"",
         "[kafka]\ndelivery = \"twice\"",
         "[kafka.properties]\n\"group.id\" = \"x\"",
+        "[kafka.consumer_properties]\n\"isolation.level\" = \"read_uncommitted\"",
+        "[kafka.producer_properties]\n\"acks\" = 1",
+        "[kafka.producer_properties]\n\"enable.idempotence\" = false",
+        "[kafka.consumer_properties]\n\"enable.partition.eof\" = true",
+        "[kafka.properties]\n\"auto.offset.reset\" = \"latest\"",
         "[kafka.properties]\n\"x\" = [1]",
         "[kafka]\nhttp_listen = \"nowhere\"",
         "[surprise]\nx = 1",
@@ -213,4 +218,56 @@ fn config_schema_matches_the_loader() {
         );
         assert!(!v.is_valid(&toml_to_json(bad)), "schema accepts {bad}");
     }
+}
+
+#[test]
+fn urltree_config_redacts_secrets_and_refuses_guarantee_properties() {
+    let output = binary_config(
+        &[],
+        &[
+            ("URLTREE_KAFKA__PROPERTIES__SASL.USERNAME", "urltree"),
+            ("URLTREE_KAFKA__PROPERTIES__SASL.PASSWORD", "hunter2-sasl"),
+            ("URLTREE_KAFKA__PROPERTIES__SSL.KEY.PASSWORD", "hunter2-key"),
+            (
+                "URLTREE_KAFKA__PROPERTIES__SSL.KEYSTORE.PASSWORD",
+                "hunter2-store",
+            ),
+            (
+                "URLTREE_KAFKA__CONSUMER_PROPERTIES__SASL.OAUTHBEARER.CLIENT.SECRET",
+                "hunter2-oauth",
+            ),
+        ],
+    );
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        !text.contains("hunter2"),
+        "a secret printed in clear:\n{text}"
+    );
+    let printed = toml_to_json(&text);
+    assert_valid(
+        &validator("config.v1.schema.json"),
+        &printed,
+        "redacted config",
+    );
+    let props = &printed["kafka"]["properties"];
+    assert_eq!(props["sasl.username"], "urltree");
+    for key in ["sasl.password", "ssl.key.password", "ssl.keystore.password"] {
+        assert_eq!(props[key], "<redacted>", "{key}");
+    }
+    assert_eq!(
+        printed["kafka"]["consumer_properties"]["sasl.oauthbearer.client.secret"],
+        "<redacted>"
+    );
+
+    // A property behind a guarantee is refused, with the guarantee named.
+    let output = binary_config(&[], &[("URLTREE_KAFKA__PRODUCER_PROPERTIES__ACKS", "1")]);
+    assert!(!output.status.success(), "acks=1 accepted");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("kafka.producer_properties")
+            && stderr.contains("acks")
+            && stderr.contains("in-sync replicas"),
+        "{stderr}"
+    );
 }

@@ -46,7 +46,8 @@ enum Command {
     Eval(eval::Args),
     /// Measure the whole pipeline's throughput, state size and memory on a corpus.
     Bench(bench::Args),
-    /// Print the effective configuration (defaults, file and environment) as TOML.
+    /// Print the effective configuration (defaults, file and environment) as TOML, secrets
+    /// (passwords, client secrets, private keys) as "<redacted>".
     Config,
 }
 
@@ -61,7 +62,7 @@ pub fn main() -> anyhow::Result<ExitCode> {
         Command::Eval(args) => eval::run(args, config),
         Command::Bench(args) => bench::run(args, config),
         Command::Config => {
-            print!("{}", config.to_toml());
+            print!("{}", config.redacted().to_toml());
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -119,16 +119,106 @@ impl Default for KafkaConfig {
     }
 }
 
-/// Properties urltree sets itself because its guarantees depend on them.
-pub const MANAGED_PROPERTIES: [&str; 7] = [
-    "bootstrap.servers",
-    "group.id",
-    "group.instance.id",
-    "enable.auto.commit",
-    "enable.auto.offset.store",
-    "partition.assignment.strategy",
-    "transactional.id",
+/// The librdkafka properties urltree sets itself, refused in the property maps, each with the
+/// guarantee (or the `[kafka]` field) it belongs to: `(name, reason)`. Aliases librdkafka accepts
+/// for the same setting are refused alike.
+pub const MANAGED_PROPERTIES: [(&str, &str); 17] = [
+    ("bootstrap.servers", "set by kafka.brokers"),
+    ("metadata.broker.list", "set by kafka.brokers"),
+    ("group.id", "set by kafka.group_id"),
+    (
+        "group.instance.id",
+        "set by kafka.group_instance_id (static membership)",
+    ),
+    (
+        "group.protocol",
+        "urltree runs the classic group protocol: its rebalance callbacks finish a revoked \
+         partition's batch and restore an assigned partition's state before it is processed",
+    ),
+    (
+        "partition.assignment.strategy",
+        "urltree assigns cooperative-sticky, so a rebalance moves only the partitions that must \
+         move, each after its batch in progress is committed",
+    ),
+    (
+        "enable.auto.commit",
+        "offsets are committed only after a batch's outputs and state are (exactly-once, no page \
+         lost): an automatic commit would skip unprocessed pages after a crash",
+    ),
+    (
+        "auto.commit.enable",
+        "offsets are committed only after a batch's outputs and state are (exactly-once, no page \
+         lost): an automatic commit would skip unprocessed pages after a crash",
+    ),
+    (
+        "enable.auto.offset.store",
+        "offsets are stored only after a batch's outputs and state are committed (exactly-once, \
+         no page lost)",
+    ),
+    (
+        "auto.offset.reset",
+        "a partition without a committed offset is read from its beginning (earliest), so no page \
+         waiting in it is lost",
+    ),
+    (
+        "isolation.level",
+        "input and changelog are read read_committed, so records of aborted transactions are \
+         never processed or restored (exactly-once)",
+    ),
+    (
+        "enable.partition.eof",
+        "urltree sets it per consumer: the changelog restore needs end-of-partition events to \
+         know it has read everything, the input consumer must not get them",
+    ),
+    (
+        "enable.idempotence",
+        "the producers are idempotent, so a retried send never duplicates or reorders outputs \
+         and changelog records (and transactions, exactly-once, require it)",
+    ),
+    (
+        "acks",
+        "outputs and changelog records count as delivered only once all in-sync replicas have \
+         them (acks=all), before the state commits: no page lost when a broker fails",
+    ),
+    (
+        "request.required.acks",
+        "outputs and changelog records count as delivered only once all in-sync replicas have \
+         them (acks=all), before the state commits: no page lost when a broker fails",
+    ),
+    (
+        "transactional.id",
+        "set by kafka.transactional_id_prefix: one id per input partition fences a partition's \
+         previous owner (exactly-once)",
+    ),
+    (
+        "transaction.timeout.ms",
+        "set by kafka.transaction_timeout_ms",
+    ),
 ];
+
+/// Why urltree refuses the librdkafka property `name` in a property map, when it does.
+pub fn managed_property(name: &str) -> Option<&'static str> {
+    MANAGED_PROPERTIES
+        .iter()
+        .find(|(managed, _)| *managed == name)
+        .map(|(_, reason)| *reason)
+}
+
+/// What `urltree config` prints in place of a secret's value.
+pub const REDACTED: &str = "<redacted>";
+
+/// Whether a librdkafka property holds a secret (a password, a client secret, private key
+/// material): any name with `password`, `secret` or `passphrase` in it, a private key in PEM
+/// (`ssl.key.pem`, `sasl.oauthbearer.assertion.private.key.pem`) and the OAUTHBEARER
+/// configuration string, which may carry credentials. Paths to key files are not secrets.
+pub fn is_secret(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    ["password", "secret", "passphrase"]
+        .iter()
+        .any(|word| name.contains(word))
+        || name.ends_with("key.pem")
+        || name == "sasl.oauthbearer.config"
+}
 
 impl KafkaConfig {
     /// Checks what the types cannot: names present, limits in range, the delivery mode available,
@@ -202,11 +292,8 @@ impl KafkaConfig {
         ];
         for (field, map) in maps {
             for (key, value) in map {
-                if MANAGED_PROPERTIES.contains(&key.as_str()) {
-                    return Err((
-                        field,
-                        format!("{key} is set by urltree (use the [kafka] fields)"),
-                    ));
+                if let Some(reason) = managed_property(key) {
+                    return Err((field, format!("{key} is refused: {reason}")));
                 }
                 if property_string(value).is_none() {
                     return Err((field, format!("{key} must be a string, number or boolean")));
@@ -214,6 +301,29 @@ impl KafkaConfig {
             }
         }
         Ok(())
+    }
+
+    /// A copy for display: every secret property ([`is_secret`]) in the three maps replaced by
+    /// [`REDACTED`].
+    pub fn redacted(&self) -> KafkaConfig {
+        let redact = |map: &BTreeMap<String, toml::Value>| {
+            map.iter()
+                .map(|(key, value)| {
+                    let value = if is_secret(key) {
+                        toml::Value::String(REDACTED.into())
+                    } else {
+                        value.clone()
+                    };
+                    (key.clone(), value)
+                })
+                .collect()
+        };
+        KafkaConfig {
+            properties: redact(&self.properties),
+            consumer_properties: redact(&self.consumer_properties),
+            producer_properties: redact(&self.producer_properties),
+            ..self.clone()
+        }
     }
 
     /// The static membership id: the configured one, else `POD_NAME`, else `HOSTNAME`; `None` for
@@ -420,6 +530,109 @@ mod tests {
         assert!(e.to_string().contains("kafka.topics"), "{e}");
         let e = load("[kafka]\nhttp_listen = \"nowhere\"").unwrap_err();
         assert!(e.to_string().contains("kafka.http_listen"), "{e}");
+    }
+
+    #[test]
+    fn properties_behind_the_guarantees_are_refused_in_every_map_naming_the_guarantee() {
+        let cases = [
+            ("isolation.level", "\"read_uncommitted\"", "exactly-once"),
+            ("acks", "1", "no page lost"),
+            ("request.required.acks", "1", "no page lost"),
+            ("enable.idempotence", "false", "duplicates or reorders"),
+            ("enable.partition.eof", "true", "changelog restore"),
+            ("auto.offset.reset", "\"latest\"", "no page"),
+            ("enable.auto.commit", "true", "exactly-once"),
+            ("enable.auto.offset.store", "true", "exactly-once"),
+            (
+                "partition.assignment.strategy",
+                "\"range\"",
+                "cooperative-sticky",
+            ),
+            ("group.protocol", "\"consumer\"", "classic group protocol"),
+            ("transactional.id", "\"t\"", "kafka.transactional_id_prefix"),
+            (
+                "transaction.timeout.ms",
+                "1000",
+                "kafka.transaction_timeout_ms",
+            ),
+            ("metadata.broker.list", "\"b:9092\"", "kafka.brokers"),
+        ];
+        for map in ["properties", "consumer_properties", "producer_properties"] {
+            for (name, value, guarantee) in cases {
+                let text = format!("[kafka.{map}]\n\"{name}\" = {value}");
+                let e = load(&text).unwrap_err().to_string();
+                assert!(
+                    e.contains(&format!("kafka.{map}"))
+                        && e.contains(name)
+                        && e.contains("refused")
+                        && e.contains(guarantee),
+                    "{text}: {e}"
+                );
+            }
+        }
+        // What urltree sets survives in the clients' configurations.
+        let c = load("").unwrap().kafka;
+        let consumer = c.consumer_config();
+        assert_eq!(consumer.get("isolation.level"), Some("read_committed"));
+        assert_eq!(consumer.get("auto.offset.reset"), Some("earliest"));
+        assert_eq!(consumer.get("enable.partition.eof"), Some("false"));
+        let producer = c.producer_config();
+        assert_eq!(producer.get("acks"), Some("all"));
+        assert_eq!(producer.get("enable.idempotence"), Some("true"));
+        // Tuning stays open.
+        assert!(load("[kafka.producer_properties]\n\"linger.ms\" = 50").is_ok());
+        assert!(load("[kafka.consumer_properties]\n\"fetch.wait.max.ms\" = 10").is_ok());
+    }
+
+    #[test]
+    fn secrets_are_redacted_for_display_and_nothing_else() {
+        let c = load(
+            "[kafka.properties]\n\"sasl.password\" = \"hunter2\"\n\"sasl.username\" = \"u\"\n\
+             \"ssl.key.password\" = \"k\"\n\"ssl.keystore.password\" = \"ks\"\n\
+             \"ssl.key.location\" = \"/tls/user.key\"\n\"ssl.key.pem\" = \"-----BEGIN\"\n\
+             [kafka.consumer_properties]\n\"sasl.oauthbearer.client.secret\" = \"s\"\n\
+             \"sasl.oauthbearer.config\" = \"principal=p clientSecret=s\"\n\
+             [kafka.producer_properties]\n\"SSL.KEY.PASSWORD\" = 12345\n\"linger.ms\" = 5\n",
+        )
+        .unwrap()
+        .kafka;
+        let shown = c.redacted();
+        let redacted = toml::Value::String(REDACTED.into());
+        for key in [
+            "sasl.password",
+            "ssl.key.password",
+            "ssl.keystore.password",
+            "ssl.key.pem",
+        ] {
+            assert_eq!(shown.properties[key], redacted, "{key}");
+        }
+        for key in ["sasl.oauthbearer.client.secret", "sasl.oauthbearer.config"] {
+            assert_eq!(shown.consumer_properties[key], redacted, "{key}");
+        }
+        assert_eq!(shown.producer_properties["SSL.KEY.PASSWORD"], redacted);
+        assert_eq!(
+            shown.producer_properties["linger.ms"],
+            c.producer_properties["linger.ms"]
+        );
+        assert_eq!(
+            shown.properties["sasl.username"],
+            c.properties["sasl.username"]
+        );
+        assert_eq!(
+            shown.properties["ssl.key.location"],
+            c.properties["ssl.key.location"]
+        );
+        // The clients still get the real values.
+        assert_eq!(c.consumer_config().get("sasl.password"), Some("hunter2"));
+        assert_eq!(
+            KafkaConfig {
+                brokers: "x".into(),
+                ..c.clone()
+            }
+            .redacted()
+            .brokers,
+            "x"
+        );
     }
 
     #[test]
