@@ -41,8 +41,9 @@
 //!
 //! Each verdict carries the [`Reason`] that decided it, so every output block says why.
 
-use super::heuristic::Label;
-pub use crate::blocks::Hint;
+use super::classify::{BlockFacts, Classifier, NodeFacts, Reason};
+use super::heuristic::{Heuristic, Label};
+use crate::blocks::Hint;
 
 /// Support at which the tree's path counts are trusted as much as the page's own evidence: the
 /// confidence of a node that has seen `n` pages is `(n - 1) / (n - 1 + SUPPORT_HALF)`, one half
@@ -124,82 +125,24 @@ impl Default for Params {
     }
 }
 
-/// What the classifier knows of one block.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BlockFacts<'a> {
-    /// Characters of the block's text.
-    pub chars: u32,
-    /// Of which inside links.
-    pub link_chars: u32,
-    /// Document-order ordinals of the block's enclosing elements, outermost first.
-    pub ancestors: &'a [u32],
-    /// The block's text count at the deciding node (including this page); `None` when the block
-    /// has no letters.
-    pub count: Option<u64>,
-    /// The count of the block's element path at the deciding node (including this page); read
-    /// only where [`uses_path_count`] says the classifier uses it, 0 elsewhere.
-    pub path_count: u64,
-    /// What the markup around the block says of it.
-    pub hint: Hint,
-    /// True when the block's container is an `<h1>`.
-    pub h1: bool,
+/// The `hybrid` classifier with its parameters.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Hybrid {
+    /// The classifier's parameters.
+    pub params: Params,
 }
 
-/// What the classifier knows of the deciding node.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct NodeFacts {
-    /// The node's support `n_s` (including this page).
-    pub support: u64,
-    /// Text counted more than this at the node is repeated.
-    pub c_max: u64,
-}
-
-/// Why a block was kept or dropped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Reason {
-    /// No letters: never content.
-    NoLetters,
-    /// Its text recurs at the node (the tree's verdict, trusted by the node's support).
-    Repeated,
-    /// A short block in an element path that recurs on nearly every page of the node.
-    Template,
-    /// Mostly link text.
-    LinkDense,
-    /// Inside an element whose markup marks the regions around a page's text (navigation, a
-    /// sidebar, comments, sharing widgets).
-    Marked,
-    /// Outside the subtree that holds the page's main text.
-    OutsideMainSubtree,
-    /// Inside the main subtree (or long prose), and neither repeated nor template.
-    Unique,
-    /// The page's `<h1>` nearest before the main text, outside its subtree: the text's title.
-    Title,
-    /// Repeated, but inside the main text between two kept blocks: part of the text.
-    WithinText,
-}
-
-impl Reason {
-    /// The label this reason gives.
-    pub fn label(self) -> Label {
-        match self {
-            Reason::Unique | Reason::Title | Reason::WithinText => Label::Content,
-            _ => Label::Boilerplate,
-        }
+impl Classifier for Hybrid {
+    fn heuristic(&self) -> Heuristic {
+        Heuristic::Hybrid
     }
 
-    /// The reason's name in output records.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Reason::NoLetters => "no-letters",
-            Reason::Repeated => "repeated",
-            Reason::Template => "template",
-            Reason::LinkDense => "link-dense",
-            Reason::Marked => "marked",
-            Reason::OutsideMainSubtree => "outside-main-subtree",
-            Reason::Unique => "unique",
-            Reason::Title => "title",
-            Reason::WithinText => "within-text",
-        }
+    fn wants_path_count(&self, chars: u32, support: u64) -> bool {
+        uses_path_count(chars, support, &self.params)
+    }
+
+    fn classify(&self, blocks: &[BlockFacts<'_>], node: NodeFacts, out: &mut Vec<Reason>) {
+        classify(blocks, node, &self.params, out);
     }
 }
 

@@ -3,17 +3,20 @@
 //! A page's URL key gives a *branch* of node ids from its registrable domain down to its leaf
 //! ([`branch`]); inserting a page adds one to the support `n_s` of every node on the branch and to the
 //! count `c(b)` of each distinct block hash there ([`fingerprint`]); the [`heuristic`] picks the node
-//! whose counts decide and the threshold `c_max`; [`retention`] says which documents to forget. The
+//! whose counts decide and the threshold `c_max`, and a [`Classifier`] (the paper's rule or
+//! [`hybrid`]) labels the blocks; [`retention`] says which documents to forget. The
 //! storage of all this lives in [`crate::state`]; the wiring per page in [`crate::engine`].
 
 pub mod branch;
+pub mod classify;
 pub mod fingerprint;
 pub mod heuristic;
 pub mod hybrid;
 pub mod retention;
 
 pub use branch::{Branch, NodeId};
+pub use classify::{classifier, BlockFacts, Classifier, NodeFacts, Paper, Reason};
 pub use fingerprint::{block_key, path_key, BlockKey, Fingerprint, FingerprintError};
 pub use heuristic::{Choice, Heuristic, HeuristicParseError, Label};
-pub use hybrid::{BlockFacts, NodeFacts, Reason};
+pub use hybrid::Hybrid;
 pub use retention::Retention;

@@ -1,0 +1,117 @@
+//! The **learn** stage: the page's fingerprint goes into the tree, and retention forgets the
+//! domain's oldest documents when it says so. Every change to the retained documents is recorded
+//! as a [`Change`] for the changelog.
+
+use std::collections::HashMap;
+
+use time::OffsetDateTime;
+
+use super::Change;
+use crate::blocks::Block;
+use crate::record::RawPage;
+use crate::state::keys::seen_key;
+use crate::state::{StateError, Txn};
+use crate::tree::{block_key, path_key, BlockKey, Branch, Fingerprint, NodeId, Retention};
+use crate::urlkey::UrlKey;
+
+/// What the tree takes in of one page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Learned {
+    /// The page's fingerprint (distinct block and path keys, branch, time).
+    pub fp: Fingerprint,
+    /// The element-path key of each block with letters, in block order (`None` for the others).
+    pub block_paths: Vec<Option<BlockKey>>,
+}
+
+/// The page's event time in milliseconds: its `fetched_at`, else the input record's own
+/// timestamp, else the wall clock.
+pub(super) fn event_time_ms(page: &RawPage, record_ms: Option<i64>) -> i64 {
+    page.fetched_at
+        .map(|t| (t.unix_timestamp_nanos() / 1_000_000) as i64)
+        .or(record_ms)
+        .unwrap_or_else(|| (OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000) as i64)
+}
+
+/// The page's fingerprint: pure, from its key, branch, blocks and time.
+pub(super) fn fingerprint(
+    key: &UrlKey,
+    branch: &Branch,
+    blocks: &[Block],
+    time_ms: i64,
+) -> Learned {
+    // A page repeats few paths over many blocks: each distinct path is hashed once.
+    let mut path_keys: HashMap<&str, BlockKey> = HashMap::with_capacity(blocks.len() / 4);
+    let block_paths: Vec<Option<BlockKey>> = blocks
+        .iter()
+        .map(|b| {
+            b.hash.as_ref().map(|_| {
+                *path_keys
+                    .entry(b.path.as_str())
+                    .or_insert_with(|| path_key(&b.path))
+            })
+        })
+        .collect();
+    let fp = Fingerprint::new(
+        time_ms,
+        key.key.clone(),
+        branch.stored().to_vec(),
+        blocks
+            .iter()
+            .filter_map(|b| b.hash.as_ref().map(block_key))
+            .collect(),
+    )
+    .with_paths(block_paths.iter().flatten().copied().collect());
+    Learned { fp, block_paths }
+}
+
+/// Inserts the page into `domain` and forgets what retention says. Records the insertion and
+/// every eviction in `changes`, with the input `offset`; returns how many documents were
+/// forgotten.
+pub(super) fn learn(
+    txn: &mut Txn<'_>,
+    domain: NodeId,
+    learned: &Learned,
+    retention: Retention,
+    offset: i64,
+    changes: &mut Vec<Change>,
+) -> Result<u64, StateError> {
+    txn.insert(domain, &learned.fp)?;
+    changes.push(Change {
+        key: seen_key(domain, &learned.fp.url_key),
+        fingerprint: Some(learned.fp.encode()),
+        offset,
+    });
+    forget(txn, domain, retention, offset, changes)
+}
+
+/// Forgets the domain's oldest documents while retention says so; returns how many.
+fn forget(
+    txn: &mut Txn<'_>,
+    domain: NodeId,
+    retention: Retention,
+    offset: i64,
+    changes: &mut Vec<Change>,
+) -> Result<u64, StateError> {
+    let mut forgotten = 0;
+    loop {
+        let meta = txn.domain(domain)?;
+        let held = meta.held();
+        if held <= retention.min_keep && held <= retention.max_docs {
+            return Ok(forgotten);
+        }
+        let Some(oldest) = txn.oldest(domain)? else {
+            return Ok(forgotten);
+        };
+        if !retention.evicts(held, oldest.time_ms, meta.newest_ms) {
+            return Ok(forgotten);
+        }
+        if let Some(gone) = txn.forget_oldest(domain)? {
+            changes.push(Change {
+                key: seen_key(domain, &gone.url_key),
+                fingerprint: None,
+                offset,
+            });
+        }
+        forgotten += 1;
+    }
+}

@@ -1,0 +1,81 @@
+//! The **look up** stage: the node whose counts decide (chosen by the classifier from the supports
+//! along the branch) and, at that node, the count of every block and the element-path counts the
+//! classifier asks for. One multi-get of supports and one of counters per page.
+
+use super::learn::Learned;
+use crate::blocks::Block;
+use crate::state::{StateError, Txn};
+use crate::tree::{block_key, BlockKey, Branch, Choice, Classifier};
+
+/// What the tree says of one page, after the page was inserted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Evidence {
+    /// The deciding node, its support and threshold.
+    pub choice: Choice,
+    /// Each block's text count at the node, in block order (`None` for blocks without letters).
+    pub counts: Vec<Option<u64>>,
+    /// Each block's element-path count at the node, in block order; 0 where the classifier does
+    /// not read it ([`Classifier::wants_path_count`]) and for blocks without letters.
+    pub path_counts: Vec<u64>,
+}
+
+/// Reads the evidence for a page already inserted into the tree.
+pub(super) fn look_up(
+    txn: &mut Txn<'_>,
+    classifier: &dyn Classifier,
+    branch: &Branch,
+    blocks: &[Block],
+    learned: &Learned,
+) -> Result<Evidence, StateError> {
+    // The leaf holds this page alone (see `Branch`): support 1, every block counted once.
+    let mut supports = txn.supports(branch.stored())?;
+    supports.push(1);
+    let choice = classifier.choose(&supports);
+    let fp = &learned.fp;
+    // The path counts the classifier asks for, sorted and distinct.
+    let mut paths: Vec<BlockKey> = blocks
+        .iter()
+        .zip(&learned.block_paths)
+        .filter(|(b, _)| classifier.wants_path_count(b.chars, choice.support))
+        .filter_map(|(_, path)| *path)
+        .collect();
+    paths.sort_unstable();
+    paths.dedup();
+    let wanted = fp.blocks.len() + paths.len();
+    let stored = if choice.depth == branch.leaf_depth() {
+        vec![1; wanted]
+    } else if paths.is_empty() {
+        txn.counts(branch.ids[choice.depth], &fp.blocks)?
+    } else {
+        let mut keys = Vec::with_capacity(wanted);
+        keys.extend_from_slice(&fp.blocks);
+        keys.extend_from_slice(&paths);
+        txn.counts(branch.ids[choice.depth], &keys)?
+    };
+    let (text_counts, path_counts) = stored.split_at(fp.blocks.len().min(stored.len()));
+    let count_of = |key: BlockKey| -> u64 {
+        fp.blocks
+            .binary_search(&key)
+            .map(|i| text_counts[i])
+            .unwrap_or(0)
+    };
+    let path_count_of = |key: BlockKey| -> u64 {
+        paths
+            .binary_search(&key)
+            .ok()
+            .and_then(|i| path_counts.get(i).copied())
+            .unwrap_or(0)
+    };
+    Ok(Evidence {
+        choice,
+        counts: blocks
+            .iter()
+            .map(|b| b.hash.as_ref().map(|h| count_of(block_key(h))))
+            .collect(),
+        path_counts: learned
+            .block_paths
+            .iter()
+            .map(|path| path.map(path_count_of).unwrap_or(0))
+            .collect(),
+    })
+}

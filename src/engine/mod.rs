@@ -1,0 +1,244 @@
+//! The per-page pipeline over the URL Tree (DESIGN §1–2), as named stages:
+//!
+//! 1. [`admit`]: **decode** the record, compute its **key** (URL key, domain, branch), check for a
+//!    **dup**licate, split the page into **blocks**;
+//! 2. [`learn`]: build the page's fingerprint, insert it into the tree and **forget** what
+//!    retention says;
+//! 3. [`lookup`]: **look up** the deciding node and the counts the classifier reads there;
+//! 4. [`classify`]: **classify** every block with the configured [`Classifier`];
+//! 5. [`assemble`]: **assemble** the clean-text record.
+//!
+//! [`Engine`] owns the state and runs batches; `page` runs one record through the stages. Every
+//! input source (local files, Kafka) hands the engine batches of raw records and gets one
+//! [`Outcome`] per record back, in order.
+
+mod admit;
+mod assemble;
+mod classify;
+mod learn;
+mod lookup;
+mod page;
+
+#[cfg(test)]
+mod tests;
+
+use thiserror::Error;
+use time::format_description::well_known::Rfc3339;
+use time::OffsetDateTime;
+
+use crate::blocks::Tokenizer;
+use crate::config::{Config, DomainCheck, OutputOptions};
+use crate::record::{CleanRecord, DeadLetter, Source};
+use crate::state::{StateError, Store};
+use crate::tree::{classifier, Classifier, Heuristic, Retention};
+use crate::urlkey::{QueryRules, RulesError, UrlKeyer};
+use page::PageContext;
+
+/// One raw input record and where it came from.
+#[derive(Clone, Debug)]
+pub struct Input<'a> {
+    /// The record's bytes (one JSON object).
+    pub bytes: &'a [u8],
+    /// Source coordinates, copied to the output.
+    pub source: Source,
+    /// The record's own timestamp (ms since the epoch, e.g. the Kafka record time): the output's
+    /// `processed_at`, and the page's event time when it has no `fetched_at`.
+    pub timestamp_ms: Option<i64>,
+}
+
+impl<'a> Input<'a> {
+    /// A record with its coordinates and no timestamp of its own.
+    pub fn new(bytes: &'a [u8], source: Source) -> Input<'a> {
+        Input {
+            bytes,
+            source,
+            timestamp_ms: None,
+        }
+    }
+}
+
+/// What became of one input record.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    /// Accepted, inserted and classified.
+    Clean(Box<CleanRecord>),
+    /// Its URL key is already held in its domain: counted, not inserted, not classified.
+    Duplicate {
+        /// The duplicate URL key.
+        url_key: String,
+        /// The registrable domain.
+        domain: String,
+    },
+    /// Not processable; the dead-letter record says why.
+    Rejected(Box<DeadLetter>),
+}
+
+/// A change to the retained documents, as written to a changelog: a fingerprint inserted, or one
+/// forgotten by retention (a tombstone). Every accepted page yields one insertion, in input order,
+/// followed by the tombstones of the documents its insertion evicted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    /// The document's identity: its domain node and the MD5 of its URL key
+    /// ([`crate::state::keys::seen_key`]).
+    pub key: [u8; 24],
+    /// The encoded [`Fingerprint`] for an insertion, `None` for a tombstone.
+    pub fingerprint: Option<Vec<u8>>,
+    /// Offset (`source.offset`) of the input record that caused the change.
+    pub offset: i64,
+}
+
+/// Running totals of an engine, for summaries and metrics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Stats {
+    /// Records seen.
+    pub records: u64,
+    /// Pages accepted and classified.
+    pub pages: u64,
+    /// Duplicates skipped.
+    pub duplicates: u64,
+    /// Records rejected.
+    pub rejected: u64,
+    /// Blocks labelled content.
+    pub content_blocks: u64,
+    /// Blocks labelled boilerplate.
+    pub boilerplate_blocks: u64,
+    /// HTML bytes of accepted pages.
+    pub html_bytes: u64,
+    /// Documents forgotten by retention.
+    pub forgotten: u64,
+}
+
+/// The engine could not be built from its configuration.
+#[derive(Debug, Error)]
+pub enum EngineError {
+    /// The URL rules file could not be loaded.
+    #[error(transparent)]
+    Rules(#[from] RulesError),
+    /// The state could not be opened.
+    #[error(transparent)]
+    State(#[from] StateError),
+}
+
+/// The URL Tree pipeline over one RocksDB state.
+pub struct Engine {
+    keyer: UrlKeyer,
+    tokenizer: Tokenizer,
+    classifier: Box<dyn Classifier>,
+    retention: Retention,
+    max_record_bytes: usize,
+    domain_check: DomainCheck,
+    output: OutputOptions,
+    store: Store,
+    stats: Stats,
+}
+
+impl Engine {
+    /// Opens the state and builds the pipeline described by `config` (already validated).
+    pub fn open(config: &Config) -> Result<Engine, EngineError> {
+        let rules = match &config.rules.file {
+            Some(path) => QueryRules::load(path)?,
+            None => QueryRules::paper_default(),
+        };
+        Ok(Engine {
+            keyer: UrlKeyer::new(rules, config.url.clone()),
+            tokenizer: Tokenizer::new(config.parse.clone()),
+            classifier: classifier(config.tree.heuristic),
+            retention: config.retention,
+            max_record_bytes: config.input.max_record_bytes,
+            domain_check: config.input.domain_check,
+            output: config.output.clone(),
+            store: Store::open(&config.state)?,
+            stats: Stats::default(),
+        })
+    }
+
+    /// The state store.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Totals since the engine was opened.
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// The heuristic in use.
+    pub fn heuristic(&self) -> Heuristic {
+        self.classifier.heuristic()
+    }
+
+    /// Processes a batch in order and commits all its state changes in one atomic write, together
+    /// with `progress` (source name, next offset) when given. Returns one outcome per input.
+    ///
+    /// Bad records never fail the batch: they come back as [`Outcome::Rejected`]. Only a state
+    /// error fails it, and then nothing of the batch is written.
+    pub fn process_batch(
+        &mut self,
+        inputs: &[Input<'_>],
+        progress: Option<(&str, u64)>,
+    ) -> Result<Vec<Outcome>, StateError> {
+        self.process_batch_then(inputs, progress, |_, _| {
+            Ok::<(), std::convert::Infallible>(())
+        })
+        .map_err(|e| match e {
+            BatchError::State(e) => e,
+            BatchError::Aborted(never) => match never {},
+        })
+    }
+
+    /// Like [`Engine::process_batch`], but calls `before_commit` with the outcomes and the
+    /// changes to the retained documents (in the order they happened) after the batch is
+    /// processed and before its state is written. When it fails, nothing of the batch is
+    /// written (the tree and the progress stay as they were) and its error is returned.
+    ///
+    /// A Kafka worker delivers the outputs here, so the state never runs ahead of what readers
+    /// have received.
+    pub fn process_batch_then<E>(
+        &mut self,
+        inputs: &[Input<'_>],
+        progress: Option<(&str, u64)>,
+        before_commit: impl FnOnce(&[Outcome], &[Change]) -> Result<(), E>,
+    ) -> Result<Vec<Outcome>, BatchError<E>> {
+        let batch_started = OffsetDateTime::now_utc()
+            .format(&Rfc3339)
+            .unwrap_or_default();
+        let mut changes = Vec::new();
+        let store = &self.store;
+        let mut txn = store.begin();
+        let mut stats = self.stats;
+        let mut ctx = PageContext {
+            keyer: &self.keyer,
+            tokenizer: &mut self.tokenizer,
+            classifier: self.classifier.as_ref(),
+            retention: self.retention,
+            max_record_bytes: self.max_record_bytes,
+            domain_check: self.domain_check,
+            output: &self.output,
+            batch_started: &batch_started,
+            stats: &mut stats,
+            changes: &mut changes,
+        };
+        let mut outcomes = Vec::with_capacity(inputs.len());
+        for input in inputs {
+            outcomes.push(ctx.process(&mut txn, input).map_err(BatchError::State)?);
+        }
+        if let Some((source, next_offset)) = progress {
+            txn.set_progress(source, next_offset);
+        }
+        before_commit(&outcomes, &changes).map_err(BatchError::Aborted)?;
+        txn.commit().map_err(BatchError::State)?;
+        self.stats = stats;
+        Ok(outcomes)
+    }
+}
+
+/// A batch was not committed.
+#[derive(Debug, Error)]
+pub enum BatchError<E> {
+    /// The state could not be read or written.
+    #[error(transparent)]
+    State(StateError),
+    /// The `before_commit` step failed.
+    #[error("batch aborted before commit: {0}")]
+    Aborted(E),
+}

@@ -1,0 +1,198 @@
+//! Each stage of the page pipeline on its own, over real HTML and a real (temporary) state.
+
+use super::admit::{self, Rejection};
+use super::assemble::{self, Classified};
+use super::{classify, learn, lookup};
+use crate::blocks::{ParseLimits, Tokenizer};
+use crate::config::DomainCheck;
+use crate::record::{ErrorKind, Source};
+use crate::state::{StateOptions, Store};
+use crate::tree::{classifier, Heuristic, Label, Reason, Retention};
+use crate::urlkey::{QueryRules, UrlKeyer};
+
+fn keyer() -> UrlKeyer {
+    UrlKeyer::new(QueryRules::paper_default(), Default::default())
+}
+
+fn store(dir: &std::path::Path) -> Store {
+    Store::open(&StateOptions {
+        path: dir.to_owned(),
+        ..StateOptions::default()
+    })
+    .unwrap()
+}
+
+/// A page of a small site: a navigation list, a headline, one paragraph of its own, a footer.
+fn record(n: usize, story: &str) -> Vec<u8> {
+    let html = format!(
+        "<html><body><nav><a href=\"/\">Home</a> <a href=\"/news\">News</a></nav>\
+         <div class=\"story\"><h1>{story}</h1><p>The whole of {story} is told in this one \
+         paragraph, which no other page of the site repeats, long enough to be a text.</p></div>\
+         <p class=\"legal\">Every page of this site ends with this same notice.</p></body></html>"
+    );
+    serde_json::to_vec(&serde_json::json!({
+        "url": format!("https://www.example.org/news/{n}.html"),
+        "html": html,
+        "fetched_at": "2025-03-01T12:00:00Z",
+    }))
+    .unwrap()
+}
+
+#[test]
+fn decode_rejects_what_is_not_a_record() {
+    let rejection = admit::decode(b"{\"url\": ", 1 << 20).unwrap_err();
+    assert_eq!(rejection.kind, ErrorKind::InvalidJson);
+    let rejection = admit::decode(b"{\"html\": \"<p>x</p>\"}", 1 << 20).unwrap_err();
+    assert_eq!(rejection.kind, ErrorKind::MissingField);
+    let page = admit::decode(&record(1, "Alpha"), 1 << 20).unwrap();
+    assert_eq!(page.url, "https://www.example.org/news/1.html");
+}
+
+#[test]
+fn key_checks_the_claimed_domain() {
+    let bytes = serde_json::to_vec(&serde_json::json!({
+        "url": "https://shop.example.co.uk/a/b?utm_source=x",
+        "domain": "other.org",
+        "html": "<p>x</p>",
+    }))
+    .unwrap();
+    let page = admit::decode(&bytes, 1 << 20).unwrap();
+    let Err(Rejection { kind, message }) = admit::key(&keyer(), DomainCheck::Verify, &page) else {
+        panic!("a disagreeing domain must be rejected");
+    };
+    assert_eq!(kind, ErrorKind::DomainMismatch);
+    assert!(message.contains("example.co.uk"), "{message}");
+    let (key, branch) = admit::key(&keyer(), DomainCheck::TrustRecord, &page).unwrap();
+    assert_eq!(key.domain, "other.org");
+    assert_eq!(
+        branch.path_to(1),
+        "other.org/shop.example.co.uk",
+        "the host is the first segment under the claimed domain"
+    );
+}
+
+#[test]
+fn blocks_reject_a_page_over_the_limit() {
+    let mut tokenizer = Tokenizer::new(ParseLimits {
+        max_html_bytes: 64,
+        ..ParseLimits::default()
+    });
+    let page = admit::decode(&record(1, "Alpha"), 1 << 20).unwrap();
+    assert_eq!(
+        admit::blocks(&mut tokenizer, &page).unwrap_err().kind,
+        ErrorKind::BadHtml
+    );
+}
+
+/// Runs `stories` through every stage up to classification against one state, returning the
+/// last page's blocks' texts and reasons.
+fn stream(
+    heuristic: Heuristic,
+    stories: &[&str],
+) -> (Vec<String>, Vec<Reason>, lookup::Evidence, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store(dir.path());
+    let classifier = classifier(heuristic);
+    let mut tokenizer = Tokenizer::new(ParseLimits::default());
+    let mut last = None;
+    for (n, story) in stories.iter().enumerate() {
+        let mut txn = store.begin();
+        let page = admit::decode(&record(n, story), 1 << 20).unwrap();
+        let (key, branch) = admit::key(&keyer(), DomainCheck::Verify, &page).unwrap();
+        assert!(!admit::is_duplicate(&mut txn, &branch, &key).unwrap());
+        let blocks = admit::blocks(&mut tokenizer, &page).unwrap();
+        let learned = learn::fingerprint(&key, &branch, &blocks, 0);
+        let mut changes = Vec::new();
+        let forgotten = learn::learn(
+            &mut txn,
+            branch.root(),
+            &learned,
+            Retention::default(),
+            n as i64,
+            &mut changes,
+        )
+        .unwrap();
+        assert_eq!((forgotten, changes.len()), (0, 1));
+        assert!(admit::is_duplicate(&mut txn, &branch, &key).unwrap());
+        let evidence =
+            lookup::look_up(&mut txn, classifier.as_ref(), &branch, &blocks, &learned).unwrap();
+        let reasons = classify::classify(classifier.as_ref(), &blocks, &evidence);
+        let (record, tally) = assemble::record(
+            Classified {
+                page,
+                key,
+                branch: &branch,
+                blocks: &blocks,
+                evidence: &evidence,
+                reasons: &reasons,
+                heuristic,
+            },
+            &Source::line("test", n as u64),
+            None,
+            "2025-03-01T12:00:00Z",
+            true,
+        );
+        assert_eq!(
+            (tally.content + tally.boilerplate) as usize,
+            blocks.len(),
+            "every block is tallied once"
+        );
+        assert_eq!(record.blocks.as_ref().map(Vec::len), Some(blocks.len()));
+        txn.commit().unwrap();
+        last = Some((
+            blocks.iter().map(|b| b.text.clone()).collect(),
+            reasons,
+            evidence,
+            record.text,
+        ));
+    }
+    last.unwrap()
+}
+
+#[test]
+fn the_tree_counts_what_recurs_and_the_paper_rule_drops_it() {
+    let stories = ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot"];
+    let (texts, reasons, evidence, text) = stream(Heuristic::Strict, &stories);
+    // Six pages under /news: the node is supported, the notice and navigation counted six times.
+    assert_eq!(evidence.choice.support, 6);
+    let notice = texts
+        .iter()
+        .position(|t| t.starts_with("Every page"))
+        .unwrap();
+    assert_eq!(evidence.counts[notice], Some(6));
+    assert_eq!(reasons[notice], Reason::Repeated);
+    let story = texts
+        .iter()
+        .position(|t| t.contains("Foxtrot is told"))
+        .unwrap();
+    assert_eq!(evidence.counts[story], Some(1));
+    assert_eq!(reasons[story], Reason::Unique);
+    assert_eq!(text, "Foxtrot\n\nThe whole of Foxtrot is told in this one paragraph, which no other page of the site repeats, long enough to be a text.");
+    assert!(
+        evidence.path_counts.iter().all(|&c| c == 0),
+        "the paper rule reads no paths"
+    );
+}
+
+#[test]
+fn hybrid_reads_path_counts_and_judges_a_first_page_alone() {
+    let (texts, reasons, evidence, _) = stream(Heuristic::Hybrid, &["Alpha"]);
+    assert!(evidence.choice.cold_start);
+    let nav = texts.iter().position(|t| t.starts_with("Home")).unwrap();
+    assert_eq!(reasons[nav].label(), Label::Boilerplate);
+    let story = texts
+        .iter()
+        .position(|t| t.contains("Alpha is told"))
+        .unwrap();
+    assert_eq!(reasons[story], Reason::Unique);
+
+    let stories = ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot"];
+    let (texts, _, evidence, text) = stream(Heuristic::Hybrid, &stories);
+    let headline = texts.iter().position(|t| t == "Foxtrot").unwrap();
+    assert_eq!(
+        evidence.path_counts[headline], 6,
+        "a short block's path count is read at a trusted node"
+    );
+    assert!(text.contains("Foxtrot is told"));
+    assert!(!text.contains("Every page"));
+}

@@ -1,0 +1,205 @@
+//! Classification behind one interface (DESIGN §2.6, §2.8): the paper's heuristics and `hybrid`
+//! are implementations of [`Classifier`], so the engine's classify stage is the same whichever
+//! is configured.
+//!
+//! A classifier sees a page as [`BlockFacts`] (what the page and the tree say of each block) and
+//! the deciding node as [`NodeFacts`], and gives each block a [`Reason`] whose [`Label`] is the
+//! verdict. Pure decisions, free of I/O.
+
+use super::heuristic::{Choice, Heuristic, Label};
+use super::hybrid::Hybrid;
+pub use crate::blocks::Hint;
+
+/// Decides which blocks of a page are content.
+///
+/// Guarantees every implementation gives: [`Classifier::classify`] writes exactly one reason per
+/// block, in block order; a block without letters (`count == None`) is never content; the result
+/// depends only on its arguments, so a replayed page is classified alike.
+pub trait Classifier: Send + Sync {
+    /// The heuristic this classifier implements, named in output records and the config.
+    fn heuristic(&self) -> Heuristic;
+
+    /// Picks the deciding node from the supports along the page's branch (root first, leaf
+    /// last). Guarantees `depth < supports.len()` for a non-empty slice.
+    fn choose(&self, supports: &[u64]) -> Choice {
+        self.heuristic().choose(supports)
+    }
+
+    /// True when [`Classifier::classify`] reads the element-path count of a block of `chars`
+    /// characters at a node of `support` pages; the engine reads only those counts and passes 0
+    /// for the others.
+    fn wants_path_count(&self, _chars: u32, _support: u64) -> bool {
+        false
+    }
+
+    /// Classifies the blocks of one page at the chosen node; `out` is cleared and receives one
+    /// reason per block, in order.
+    fn classify(&self, blocks: &[BlockFacts<'_>], node: NodeFacts, out: &mut Vec<Reason>);
+}
+
+/// The classifier a heuristic names: the paper's count threshold for its four heuristics, the
+/// [`Hybrid`] classifier with its default parameters for `hybrid`.
+pub fn classifier(heuristic: Heuristic) -> Box<dyn Classifier> {
+    match heuristic {
+        Heuristic::Hybrid => Box::new(Hybrid::default()),
+        paper => Box::new(Paper(paper)),
+    }
+}
+
+/// The URL Tree paper's rule (Sluban & Grčar 2013): a block counted more than `c_max` times at the
+/// node its heuristic chose is boilerplate, every other block with letters is content.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Paper(pub Heuristic);
+
+impl Classifier for Paper {
+    fn heuristic(&self) -> Heuristic {
+        self.0
+    }
+
+    fn classify(&self, blocks: &[BlockFacts<'_>], node: NodeFacts, out: &mut Vec<Reason>) {
+        out.clear();
+        out.extend(blocks.iter().map(|b| match b.count {
+            None => Reason::NoLetters,
+            Some(count) if count > node.c_max => Reason::Repeated,
+            Some(_) => Reason::Unique,
+        }));
+    }
+}
+
+/// What the classifier knows of one block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockFacts<'a> {
+    /// Characters of the block's text.
+    pub chars: u32,
+    /// Of which inside links.
+    pub link_chars: u32,
+    /// Document-order ordinals of the block's enclosing elements, outermost first.
+    pub ancestors: &'a [u32],
+    /// The block's text count at the deciding node (including this page); `None` when the block
+    /// has no letters.
+    pub count: Option<u64>,
+    /// The count of the block's element path at the deciding node (including this page); read
+    /// only where [`uses_path_count`] says the classifier uses it, 0 elsewhere.
+    pub path_count: u64,
+    /// What the markup around the block says of it.
+    pub hint: Hint,
+    /// True when the block's container is an `<h1>`.
+    pub h1: bool,
+}
+
+/// What the classifier knows of the deciding node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeFacts {
+    /// The node's support `n_s` (including this page).
+    pub support: u64,
+    /// Text counted more than this at the node is repeated.
+    pub c_max: u64,
+}
+
+/// Why a block was kept or dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Reason {
+    /// No letters: never content.
+    NoLetters,
+    /// Its text recurs at the node (the tree's verdict, trusted by the node's support).
+    Repeated,
+    /// A short block in an element path that recurs on nearly every page of the node.
+    Template,
+    /// Mostly link text.
+    LinkDense,
+    /// Inside an element whose markup marks the regions around a page's text (navigation, a
+    /// sidebar, comments, sharing widgets).
+    Marked,
+    /// Outside the subtree that holds the page's main text.
+    OutsideMainSubtree,
+    /// Inside the main subtree (or long prose), and neither repeated nor template.
+    Unique,
+    /// The page's `<h1>` nearest before the main text, outside its subtree: the text's title.
+    Title,
+    /// Repeated, but inside the main text between two kept blocks: part of the text.
+    WithinText,
+}
+
+impl Reason {
+    /// The label this reason gives.
+    pub fn label(self) -> Label {
+        match self {
+            Reason::Unique | Reason::Title | Reason::WithinText => Label::Content,
+            _ => Label::Boilerplate,
+        }
+    }
+
+    /// The reason's name in output records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::NoLetters => "no-letters",
+            Reason::Repeated => "repeated",
+            Reason::Template => "template",
+            Reason::LinkDense => "link-dense",
+            Reason::Marked => "marked",
+            Reason::OutsideMainSubtree => "outside-main-subtree",
+            Reason::Unique => "unique",
+            Reason::Title => "title",
+            Reason::WithinText => "within-text",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(count: Option<u64>) -> BlockFacts<'static> {
+        BlockFacts {
+            chars: 30,
+            link_chars: 0,
+            ancestors: &[],
+            count,
+            path_count: 0,
+            hint: Hint::None,
+            h1: false,
+        }
+    }
+
+    #[test]
+    fn the_paper_rule_follows_c_max() {
+        let blocks = [facts(Some(1)), facts(Some(2)), facts(Some(3)), facts(None)];
+        let mut out = vec![Reason::Title];
+        let paper = classifier("relaxed-at-domain-500".parse().unwrap());
+        paper.classify(
+            &blocks,
+            NodeFacts {
+                support: 600,
+                c_max: 2,
+            },
+            &mut out,
+        );
+        assert_eq!(
+            out,
+            [
+                Reason::Unique,
+                Reason::Unique,
+                Reason::Repeated,
+                Reason::NoLetters
+            ]
+        );
+        assert!(!paper.wants_path_count(10, 1000));
+    }
+
+    #[test]
+    fn each_heuristic_names_its_classifier() {
+        for name in [
+            "strict",
+            "strict-at-domain",
+            "relaxed-at-domain-500",
+            "hybrid",
+        ] {
+            let heuristic: Heuristic = name.parse().unwrap();
+            assert_eq!(classifier(heuristic).heuristic(), heuristic);
+            assert_eq!(
+                classifier(heuristic).choose(&[40, 12, 1]),
+                heuristic.choose(&[40, 12, 1])
+            );
+        }
+    }
+}
