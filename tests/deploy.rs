@@ -352,6 +352,22 @@ fn chart_config_follows_the_schema_and_loads_in_the_binary() {
                 loaded.kafka.properties["sasl.password"].as_str(),
                 Some("0xpassword-from-secret")
             );
+            // librdkafka takes these settings (SASL_SSL, SCRAM, zstd): its clients are created.
+            // The TLS files exist only in the pod, so their paths are left out here.
+            let mut kafka = loaded.kafka.clone();
+            kafka.properties.retain(|k, _| !k.ends_with(".location"));
+            assert_eq!(
+                kafka.producer_properties["compression.type"].as_str(),
+                Some("zstd")
+            );
+            kafka
+                .consumer_config()
+                .create::<rdkafka::consumer::BaseConsumer>()
+                .unwrap_or_else(|e| panic!("{what}: consumer: {e}"));
+            kafka
+                .transactional_producer_config(0)
+                .create::<rdkafka::producer::BaseProducer>()
+                .unwrap_or_else(|e| panic!("{what}: producer: {e}"));
             assert_eq!(props["sasl.username"], "0xusername-from-secret");
             assert_eq!(props["ssl.ca.location"], "/etc/urltree/tls/ca.crt");
             assert_eq!(effective["input"]["batch_size"], 512);
