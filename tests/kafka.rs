@@ -372,6 +372,11 @@ async fn worker_matches_the_local_engine_sends_dead_letters_and_resumes_from_its
         1.0
     );
     assert!(metric(&text, "urltree_blocks_total{label=\"boilerplate\"}") > 0.0);
+    // Every record is keyed by its page's domain (the rejected ones cannot be told).
+    for kind in ["null", "mismatch"] {
+        let series = format!("urltree_input_key_mismatch_total{{kind=\"{kind}\"}}");
+        assert_eq!(metric(&text, &series), 0.0, "{kind}");
+    }
     assert!(metric(&text, "urltree_input_bytes_total") > 1e6);
     assert!(metric(&text, "urltree_output_bytes_total") > 1e5);
     assert!(metric(&text, "urltree_batch_seconds_count{stage=\"total\"}") > 0.0);
@@ -725,7 +730,7 @@ async fn workers_joining_and_leaving_restore_state_without_loss_or_repeats() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_output_over_the_message_limit_becomes_a_dead_letter_and_the_partition_goes_on() {
+async fn an_oversized_output_is_a_rejected_dead_letter_and_misrouted_keys_are_counted() {
     let broker = start_broker();
     create_topics(&broker, &[(INPUT, 1), (OUTPUT, 1), (DLQ, 1)]).await;
     let dir = tempfile::tempdir().unwrap();
@@ -739,6 +744,24 @@ async fn an_output_over_the_message_limit_becomes_a_dead_letter_and_the_partitio
     produce(&producer, key, Some(&site_page(0, 1)), BASE_TIME_MS).await;
     let (_, big_offset) = produce(&producer, key, Some(&big), BASE_TIME_MS).await;
     produce(&producer, key, Some(&site_page(0, 2)), BASE_TIME_MS).await;
+    // Keyed otherwise than by the page's domain: none at all, and another domain.
+    producer
+        .send(
+            FutureRecord::<str, [u8]>::to(INPUT)
+                .payload(&site_page(0, 3))
+                .timestamp(BASE_TIME_MS),
+            Duration::from_secs(10),
+        )
+        .await
+        .map_err(|(e, _)| e)
+        .unwrap();
+    produce(
+        &producer,
+        "site1.example",
+        Some(&site_page(0, 4)),
+        BASE_TIME_MS,
+    )
+    .await;
 
     let mut config = worker_config(&broker, &dir.path().join("state"), "urltree-limit");
     config
@@ -746,14 +769,11 @@ async fn an_output_over_the_message_limit_becomes_a_dead_letter_and_the_partitio
         .producer_properties
         .insert("message.max.bytes".into(), toml::Value::Integer(20_000));
     let running = Running::start(config).await;
-    let outputs = read(&reader(&broker, OUTPUT), 2, Duration::from_millis(500));
+    let outputs = read(&reader(&broker, OUTPUT), 4, Duration::from_millis(500));
     let urls: Vec<&str> = outputs.iter().map(|o| o["url"].as_str().unwrap()).collect();
     assert_eq!(
         urls,
-        [
-            "https://www.site0.example/articles/1.html",
-            "https://www.site0.example/articles/2.html"
-        ]
+        [1, 2, 3, 4].map(|n| format!("https://www.site0.example/articles/{n}.html"))
     );
     let dead = read(&reader(&broker, DLQ), 1, Duration::from_millis(200));
     assert_eq!(dead[0]["error"]["kind"], "too-large");
@@ -765,6 +785,23 @@ async fn an_output_over_the_message_limit_becomes_a_dead_letter_and_the_partitio
         metric(&text, "urltree_dead_letters_total{kind=\"too-large\"}"),
         1.0
     );
+    // The oversized page counts as what it became, a rejected record, not as clean output.
+    assert_eq!(metric(&text, "urltree_pages_total{outcome=\"clean\"}"), 4.0);
+    assert_eq!(
+        metric(&text, "urltree_pages_total{outcome=\"rejected\"}"),
+        1.0
+    );
+    // The unkeyed and the misrouted page are processed, and counted.
+    for kind in ["null", "mismatch"] {
+        assert_eq!(
+            metric(
+                &text,
+                &format!("urltree_input_key_mismatch_total{{kind=\"{kind}\"}}")
+            ),
+            1.0,
+            "{kind}"
+        );
+    }
     running.stop().await;
 }
 

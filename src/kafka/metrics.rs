@@ -50,6 +50,10 @@ pub struct Metrics {
     pub restoring_partitions: IntGauge,
     /// 1 when every assigned partition is restored and processing (what `/readyz` reports), else 0.
     pub ready: IntGauge,
+    /// Input records whose Kafka key is not their page's registrable domain, by kind (`null`: no
+    /// key; `mismatch`: another key). Such a record may land on a partition that does not hold
+    /// its domain's tree.
+    pub key_mismatches: IntCounterVec,
 }
 
 /// A metric could not be registered (a programming error: duplicate name or bad label).
@@ -155,6 +159,11 @@ impl Metrics {
                 "urltree_ready",
                 "1 when every assigned partition is restored and processing, else 0.",
             )?,
+            key_mismatches: counter_vec(
+                "urltree_input_key_mismatch_total",
+                "Input records keyed otherwise than by their page's registrable domain, by kind.",
+                "kind",
+            )?,
             registry,
         };
         for outcome in ["clean", "duplicate", "rejected", "skipped"] {
@@ -178,6 +187,9 @@ impl Metrics {
         for kind in ["fingerprint", "tombstone"] {
             m.changelog_records.with_label_values(&[kind]);
         }
+        for kind in ["null", "mismatch"] {
+            m.key_mismatches.with_label_values(&[kind]);
+        }
         let r = &m.registry;
         r.register(Box::new(m.pages.clone()))?;
         r.register(Box::new(m.blocks.clone()))?;
@@ -197,6 +209,7 @@ impl Metrics {
         r.register(Box::new(m.restore_remaining.clone()))?;
         r.register(Box::new(m.restoring_partitions.clone()))?;
         r.register(Box::new(m.ready.clone()))?;
+        r.register(Box::new(m.key_mismatches.clone()))?;
         #[cfg(target_os = "linux")]
         r.register(Box::new(
             prometheus::process_collector::ProcessCollector::for_self(),
@@ -242,6 +255,7 @@ mod tests {
             "urltree_transactions_total{outcome=\"abort\"} 0",
             "urltree_changelog_records_total{kind=\"tombstone\"} 0",
             "urltree_ready 0",
+            "urltree_input_key_mismatch_total{kind=\"null\"} 0",
             #[cfg(target_os = "linux")]
             "process_resident_memory_bytes",
         ] {

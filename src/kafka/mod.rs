@@ -14,12 +14,14 @@
 //! - [`progress`]: a partition's stored progress and its reconciliation with the committed offset,
 //!   used by both [`worker`] and [`changelog`] (the worker depends on the changelog, never the
 //!   reverse);
-//! - [`http`]: `/metrics`, `/healthz`, `/readyz`; [`metrics`]: the Prometheus metrics.
+//! - [`http`]: `/metrics`, `/healthz`, `/readyz` (with the reasons for not being ready);
+//!   [`metrics`]: the Prometheus metrics; [`logs`]: repeated log lines written once per window.
 
 pub mod changelog;
 pub mod config;
 pub mod consumer;
 pub mod http;
+pub mod logs;
 pub mod metrics;
 pub mod producer;
 pub mod progress;
@@ -41,6 +43,7 @@ mod tests {
             ("config", include_str!("config.rs")),
             ("consumer", include_str!("consumer.rs")),
             ("http", include_str!("http.rs")),
+            ("logs", include_str!("logs.rs")),
             ("metrics", include_str!("metrics.rs")),
             ("producer", include_str!("producer.rs")),
             ("progress", include_str!("progress.rs")),

@@ -583,11 +583,7 @@ impl PartitionRun {
                         .batch_seconds
                         .with_label_values(&["deliver"])
                         .observe(processed.elapsed().as_secs_f64());
-                    self.count(&outcomes, before, fresh, delivered);
-                    metrics
-                        .dead_letters
-                        .with_label_values(&[ErrorKind::TooLarge.as_str()])
-                        .inc_by(oversized);
+                    self.count(&outcomes, before, fresh, delivered, oversized);
                     metrics
                         .changelog_records
                         .with_label_values(&["fingerprint"])
@@ -629,13 +625,24 @@ impl PartitionRun {
         before: crate::engine::Stats,
         fresh: &[&Record],
         delivered: u64,
+        oversized: u64,
     ) {
         let metrics = &self.shared.metrics;
         let after = self.engine.stats();
         let pages = |outcome: &str, n: u64| metrics.pages.with_label_values(&[outcome]).inc_by(n);
-        pages("clean", after.pages - before.pages);
+        // A clean page whose record is over the message limit became a dead letter: it counts as
+        // rejected, as what the output topic's readers see.
+        pages(
+            "clean",
+            (after.pages - before.pages).saturating_sub(oversized),
+        );
         pages("duplicate", after.duplicates - before.duplicates);
-        pages("rejected", after.rejected - before.rejected);
+        pages("rejected", after.rejected - before.rejected + oversized);
+        metrics
+            .dead_letters
+            .with_label_values(&[ErrorKind::TooLarge.as_str()])
+            .inc_by(oversized);
+        self.count_keys(outcomes, fresh);
         metrics
             .blocks
             .with_label_values(&["content"])
@@ -661,6 +668,71 @@ impl PartitionRun {
     }
 }
 
+/// How an input record's Kafka key relates to its page's registrable domain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyCheck {
+    /// The key is the domain (or the domain is unknown: the record was rejected).
+    Agrees,
+    /// The record has no key.
+    Null,
+    /// The key is something else.
+    Mismatch,
+}
+
+impl KeyCheck {
+    /// Compares `key` with the domain the engine filed the page under (`None` for a rejected
+    /// record: only a missing key can be told then).
+    pub fn of(key: Option<&[u8]>, domain: Option<&str>) -> KeyCheck {
+        match (key, domain) {
+            (None, _) => KeyCheck::Null,
+            (Some(key), Some(domain)) if key != domain.as_bytes() => KeyCheck::Mismatch,
+            _ => KeyCheck::Agrees,
+        }
+    }
+}
+
+impl PartitionRun {
+    /// Counts the records keyed otherwise than by their page's domain
+    /// (`urltree_input_key_mismatch_total`) and says so in the log, at most once per
+    /// [`super::logs::WINDOW`] and kind.
+    fn count_keys(&self, outcomes: &[Outcome], fresh: &[&Record]) {
+        let (mut null, mut mismatch) = (0u64, 0u64);
+        let mut example = None;
+        for (outcome, record) in outcomes.iter().zip(fresh) {
+            let domain = match outcome {
+                Outcome::Clean(clean) => Some(clean.domain.as_str()),
+                Outcome::Duplicate { domain, .. } => Some(domain.as_str()),
+                _ => None,
+            };
+            match KeyCheck::of(record.key.as_deref(), domain) {
+                KeyCheck::Agrees => continue,
+                KeyCheck::Null => null += 1,
+                KeyCheck::Mismatch => mismatch += 1,
+            }
+            example.get_or_insert((record.offset, domain.unwrap_or_default().to_owned()));
+        }
+        let metrics = &self.shared.metrics;
+        metrics
+            .key_mismatches
+            .with_label_values(&["null"])
+            .inc_by(null);
+        metrics
+            .key_mismatches
+            .with_label_values(&["mismatch"])
+            .inc_by(mismatch);
+        if let Some((offset, domain)) = example {
+            let line = format!(
+                "partition {}: {null} record(s) without a key and {mismatch} keyed otherwise than \
+                 by their domain in this batch (first at offset {offset}, domain {domain:?}); the \
+                 producer's partitioning may send a domain's pages to several partitions, each \
+                 deduplicating and learning on its own",
+                self.partition
+            );
+            super::logs::throttled_as("input key mismatch", &line, |line| tracing::warn!("{line}"));
+        }
+    }
+}
+
 /// Serializes a dead letter, cutting its copy of the original record further when the message
 /// would exceed `max` bytes, so the broker never refuses it and the partition never stalls.
 fn dead_letter_bytes(dead: &DeadLetter, original: &[u8], max: usize) -> Result<Vec<u8>, String> {
@@ -683,6 +755,17 @@ fn dead_letter_bytes(dead: &DeadLetter, original: &[u8], max: usize) -> Result<V
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_are_checked_against_the_domain() {
+        let domain = Some("example.org");
+        assert_eq!(KeyCheck::of(Some(b"example.org"), domain), KeyCheck::Agrees);
+        assert_eq!(KeyCheck::of(None, domain), KeyCheck::Null);
+        assert_eq!(KeyCheck::of(None, None), KeyCheck::Null);
+        assert_eq!(KeyCheck::of(Some(b"other.org"), domain), KeyCheck::Mismatch);
+        assert_eq!(KeyCheck::of(Some(b""), domain), KeyCheck::Mismatch);
+        assert_eq!(KeyCheck::of(Some(b"anything"), None), KeyCheck::Agrees);
+    }
 
     #[test]
     fn dead_letters_are_cut_to_the_message_limit() {
