@@ -314,20 +314,8 @@ impl<'s> Txn<'s> {
     pub fn commit(self) -> Result<(), StateError> {
         let store = self.store;
         let mut batch = WriteBatch::default();
-        // Keys go into the batch sorted: the memtable's skip list then inserts each one next to
-        // the previous one instead of searching from the top.
-        let mut counts: Vec<_> = self.counts.iter().filter(|(_, d)| **d != 0).collect();
-        counts.sort_unstable_by_key(|(key, _)| **key);
-        let counts_cf = store.cf("counts")?;
-        for (key, delta) in counts {
-            batch.merge_cf(&counts_cf, key, counter::encode(*delta));
-        }
-        let mut supports: Vec<_> = self.supports.iter().filter(|(_, d)| **d != 0).collect();
-        supports.sort_unstable_by_key(|(node, _)| **node);
-        let supports_cf = store.cf("support")?;
-        for (node, delta) in supports {
-            batch.merge_cf(&supports_cf, node, counter::encode(*delta));
-        }
+        write_counters(store, &mut batch, "counts", &self.counts)?;
+        write_counters(store, &mut batch, "support", &self.supports)?;
         let docs = store.cf("docs")?;
         for (key, value) in &self.docs {
             match value {
@@ -364,6 +352,55 @@ impl<'s> Txn<'s> {
             .write_opt(batch, &opts)
             .map_err(db_err("committing a batch"))
     }
+}
+
+/// Adds a batch's counter deltas to `batch`, keys sorted (the memtable's skip list then inserts
+/// each one next to the previous one instead of searching from the top).
+///
+/// A counter the batch raises gets its delta as a merge operand, a blind write. A counter it
+/// lowers is read first and written whole, and deleted when it reaches zero: a counter that
+/// returns to zero leaves no value behind, whatever order merges and compactions run in, so the
+/// state on disk is bounded by the documents retained, not by those forgotten.
+fn write_counters<const N: usize>(
+    store: &Store,
+    batch: &mut WriteBatch,
+    cf: &'static str,
+    deltas: &KeyMap<[u8; N], i64>,
+) -> Result<(), StateError> {
+    let mut changed: Vec<([u8; N], i64)> = deltas
+        .iter()
+        .filter(|(_, d)| **d != 0)
+        .map(|(k, d)| (*k, *d))
+        .collect();
+    changed.sort_unstable_by_key(|(key, _)| *key);
+    let handle = store.cf(cf)?;
+    let lowered: Vec<[u8; N]> = changed
+        .iter()
+        .filter(|(_, d)| *d < 0)
+        .map(|(k, _)| *k)
+        .collect();
+    let mut stored = store
+        .db()
+        .batched_multi_get_cf(&handle, &lowered, true)
+        .into_iter();
+    for (key, delta) in changed {
+        if delta > 0 {
+            batch.merge_cf(&handle, key, counter::encode(delta));
+            continue;
+        }
+        let base = stored
+            .next()
+            .transpose()
+            .map_err(db_err("reading counters"))?
+            .flatten()
+            .map(|v| counter::decode(&v))
+            .unwrap_or(0);
+        match base + delta {
+            value if value > 0 => batch.put_cf(&handle, key, counter::encode(value)),
+            _ => batch.delete_cf(&handle, key),
+        }
+    }
+    Ok(())
 }
 
 /// One entry of a table file to ingest.
