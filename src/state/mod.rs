@@ -197,21 +197,8 @@ impl Store {
 
     /// Bytes of live SST files plus memtables: the state's footprint.
     pub fn size_bytes(&self) -> Result<u64, StateError> {
-        let mut total = 0;
-        for name in keys::COLUMN_FAMILIES {
-            let cf = self.cf(name)?;
-            for prop in [
-                "rocksdb.total-sst-files-size",
-                "rocksdb.size-all-mem-tables",
-            ] {
-                total += self
-                    .db
-                    .property_int_value_cf(&cf, prop)
-                    .map_err(db_err("reading a size property"))?
-                    .unwrap_or(0);
-            }
-        }
-        Ok(total)
+        let sizes = self.sizes()?;
+        Ok(sizes.sst_bytes + sizes.memtable_bytes)
     }
 
     /// The state's bytes by where they are: table files, memtables and write-ahead log.
