@@ -75,6 +75,7 @@ struct State {
     block_path: String,
     block_ancestors: Vec<u32>,
     block_hint: Hint,
+    block_pre: Option<u32>,
     blocks: Vec<Block>,
     /// Raw text of a text node that arrived in several chunks.
     pending: String,
@@ -181,6 +182,7 @@ impl State {
         self.block_path.clear();
         self.block_ancestors.clear();
         self.block_hint = Hint::None;
+        self.block_pre = None;
         self.blocks.clear();
         self.pending.clear();
         self.pending_decode = false;
@@ -268,18 +270,21 @@ impl State {
             Cow::Borrowed(raw)
         };
         let was_empty = self.text.is_empty();
-        self.text.push(
-            &text,
-            self.open.in_link(),
-            &mut self.hasher,
-            limits.max_block_chars.max(1),
-        );
+        let pre = self.open.pre();
+        let (in_link, max_chars) = (self.open.in_link(), limits.max_block_chars.max(1));
+        if pre.is_some() {
+            self.text
+                .push_pre(&text, in_link, &mut self.hasher, max_chars);
+        } else {
+            self.text.push(&text, in_link, &mut self.hasher, max_chars);
+        }
         if was_empty && !self.text.is_empty() {
             self.block_path = self.open.path(limits.max_depth);
             self.block_ancestors = self
                 .open
                 .ancestors(limits.max_ancestors.min(limits.max_depth));
             self.block_hint = self.open.hint();
+            self.block_pre = pre;
         }
     }
 
@@ -302,6 +307,7 @@ impl State {
     /// Emits the current block, if it has text.
     fn finish_block(&mut self, limits: &ParseLimits) {
         if self.text.is_empty() {
+            self.text.forget_lead();
             return;
         }
         let hash = self.hasher.finish();
@@ -320,6 +326,7 @@ impl State {
                 chars: done.chars,
                 truncated: done.truncated,
                 hint: self.block_hint,
+                pre: self.block_pre,
             });
         }
     }

@@ -27,7 +27,8 @@ pub(super) struct Tally {
     pub boilerplate: u64,
 }
 
-/// The clean-text record: the content blocks joined by blank lines, with per-block detail when
+/// The clean-text record: the content blocks joined by blank lines (by a line break between parts
+/// of one `<pre>`), with per-block detail when
 /// `with_blocks`, the model that decided, and the record's times and source.
 pub(super) fn record(
     classified: Classified<'_>,
@@ -48,14 +49,18 @@ pub(super) fn record(
     let mut tally = Tally::default();
     let mut text = String::with_capacity(page.html.len() / 8);
     let mut details = with_blocks.then(|| Vec::with_capacity(blocks.len()));
+    let mut last_pre = None;
     for ((block, &count), &reason) in blocks.iter().zip(&evidence.counts).zip(reasons) {
         match reason.label() {
             Label::Content => {
                 tally.content += 1;
                 if !text.is_empty() {
-                    text.push_str("\n\n");
+                    // Parts of one preformatted text (split by a `<br>`) are its lines.
+                    let same_pre = block.pre.is_some() && block.pre == last_pre;
+                    text.push_str(if same_pre { "\n" } else { "\n\n" });
                 }
                 text.push_str(&block.text);
+                last_pre = block.pre;
             }
             Label::Boilerplate => tally.boilerplate += 1,
         }

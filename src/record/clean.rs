@@ -35,7 +35,9 @@ pub struct BlockDetail {
 
 /// The output record of one accepted page (DESIGN §5).
 ///
-/// Guarantees: `text` is the content blocks in document order joined by blank lines.
+/// Guarantees: `text` is the content blocks in document order joined by blank lines (parts of one
+/// `<pre>` split by a tag by a line break); text inside `<pre>` keeps its line breaks and
+/// indentation, all other white space is collapsed.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CleanRecord {
     /// The requested URL.

@@ -355,8 +355,65 @@ fn tokenizer_reuse_gives_same_result() {
 #[test]
 fn plaintext_is_kept_raw() {
     assert_eq!(
-        texts("<p>a</p><plaintext><b>&amp;</b>"),
-        ["a", "<b>&amp;</b>"]
+        texts("<p>a</p><plaintext><b>&amp;</b>\n  x"),
+        ["a", "<b>&amp;</b>\n  x"]
+    );
+}
+
+#[test]
+fn pre_keeps_line_breaks_and_indentation() {
+    let html = "<p>Say:</p><pre class=x>\r\n<code>fn main() {\r\n    <span>println!</span>(&quot;hi&quot;);\r\n\n\t}\n</code>  \n</pre><p>a\n   b</p>";
+    let b = split(html);
+    check_invariants(&b, &ParseLimits::default());
+    let got: Vec<(&str, Option<u32>)> = b.iter().map(|b| (b.text.as_str(), b.pre)).collect();
+    assert_eq!(
+        got,
+        [
+            ("Say:", None),
+            ("fn main() {\n    println!(\"hi\");\n\n\t}", Some(1)),
+            ("a b", None)
+        ]
+    );
+    // Counts and identity are those of the collapsed text, so the tree sees the same block.
+    let flat = split("<div>fn main() { println!(\"hi\"); }</div>");
+    assert_eq!((b[1].chars, b[1].hash), (flat[0].chars, flat[0].hash));
+    assert_eq!(b[1].chars, 29);
+}
+
+#[test]
+fn pre_split_by_tags_keeps_each_part_indented() {
+    let html = "<pre>  first\n    second<br>\n      third\n<div>  x  y</div></pre><pre>\n\n   </pre><p>after</p>";
+    let b = split(html);
+    check_invariants(&b, &ParseLimits::default());
+    let got: Vec<(&str, Option<u32>)> = b.iter().map(|b| (b.text.as_str(), b.pre)).collect();
+    assert_eq!(
+        got,
+        [
+            ("  first\n    second", Some(0)),
+            ("      third", Some(0)),
+            ("  x  y", Some(0)),
+            ("after", None)
+        ]
+    );
+}
+
+#[test]
+fn pre_truncates_like_its_collapsed_text() {
+    let limits = ParseLimits {
+        max_block_chars: 6,
+        ..ParseLimits::default()
+    };
+    let mut t = Tokenizer::new(limits.clone());
+    let b = t
+        .blocks(b"<pre>  ab\n   cd  ef\n gh</pre>")
+        .expect("blocks");
+    check_invariants(&b, &limits);
+    assert_eq!((b[0].text.as_str(), b[0].truncated), ("  ab\n   cd", true));
+    assert_eq!((b[0].chars, b[0].hash), (11, block_hash("abcdefgh")));
+    let b = t.blocks(b"<pre>ab\n   cd  </pre>").expect("blocks");
+    assert_eq!(
+        (b[0].text.as_str(), b[0].truncated, b[0].chars),
+        ("ab\n   cd", false, 5)
     );
 }
 
