@@ -74,6 +74,10 @@ pub struct Block {
     /// Document-order ordinal of the outermost `<pre>` (or `listing`, `plaintext`) the block is
     /// in, `None` outside one. Blocks of one preformatted element share it.
     pub pre: Option<u32>,
+    /// Byte ranges of `text` that were inside a code element (`code`, `kbd`, `samp`, `tt`)
+    /// outside `<pre>`, in order, non-empty, not overlapping, on character boundaries. A range
+    /// may begin or end with a collapsed space.
+    pub code_spans: Vec<(u32, u32)>,
 }
 
 /// Why a page could not be split into blocks.

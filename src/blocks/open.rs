@@ -2,7 +2,7 @@
 //! from them, their document-order ordinals, and whether the text is inside a link.
 
 use super::markup::Hint;
-use super::tags::{is_preformatted, Tag, TagKey};
+use super::tags::{is_code, is_preformatted, Tag, TagKey};
 
 /// Longest tag name (in bytes) written into a path segment.
 const MAX_SEGMENT_BYTES: usize = 32;
@@ -15,6 +15,8 @@ struct Entry {
     link: bool,
     /// `<pre>` (or `listing`, `plaintext`): its text keeps its white space.
     pre: bool,
+    /// `<code>` (or `kbd`, `samp`, `tt`): its text is code.
+    code: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -40,6 +42,8 @@ pub(crate) struct OpenElements {
     /// Open preformatted elements, and the ordinal of the outermost one.
     pres: u32,
     pre_ordinal: u32,
+    /// Open code elements.
+    codes: u32,
     /// Open elements per `key & 255`, so absent names are rejected without a stack walk.
     counts: Vec<u32>,
     /// Open containers hinted as boilerplate and as content.
@@ -55,6 +59,7 @@ impl OpenElements {
         self.path.clear();
         self.links = 0;
         self.pres = 0;
+        self.codes = 0;
         self.boilerplate = 0;
         self.content = 0;
         self.counts.clear();
@@ -78,6 +83,12 @@ impl OpenElements {
     #[inline]
     pub(crate) fn pre(&self) -> Option<u32> {
         (self.pres > 0).then_some(self.pre_ordinal)
+    }
+
+    /// True when the text at this point is inside a code element (`code`, `kbd`, `samp`, `tt`).
+    #[inline]
+    pub(crate) fn in_code(&self) -> bool {
+        self.codes > 0
     }
 
     #[inline]
@@ -128,13 +139,21 @@ impl OpenElements {
         hint: Hint,
     ) {
         let link = tag == Tag::A && href;
-        let pre = is_preformatted(key);
+        let (pre, code) = match tag {
+            Tag::Inline => (false, is_code(key)),
+            Tag::ClosesP => (is_preformatted(key), false),
+            _ => (false, false),
+        };
         self.stack.push(Entry {
             key,
             tag,
             link,
             pre,
+            code,
         });
+        if code {
+            self.codes += 1;
+        }
         if let Some(c) = self.count_mut(key) {
             *c += 1;
         }
@@ -168,6 +187,9 @@ impl OpenElements {
         }
         if e.pre {
             self.pres = self.pres.saturating_sub(1);
+        }
+        if e.code {
+            self.codes = self.codes.saturating_sub(1);
         }
     }
 

@@ -123,6 +123,12 @@ impl BlockText {
         self.chars == 0
     }
 
+    /// Bytes of text kept so far (a collapsed space included).
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.buf.len()
+    }
+
     /// Clears the block, keeping the buffer.
     #[inline]
     pub(crate) fn clear(&mut self) {

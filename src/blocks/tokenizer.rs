@@ -76,6 +76,9 @@ struct State {
     block_ancestors: Vec<u32>,
     block_hint: Hint,
     block_pre: Option<u32>,
+    /// Code spans of the current block, and where the open one starts.
+    code_spans: Vec<(u32, u32)>,
+    code_start: Option<u32>,
     blocks: Vec<Block>,
     /// Raw text of a text node that arrived in several chunks.
     pending: String,
@@ -174,6 +177,20 @@ impl Tokenizer {
     }
 }
 
+/// The block's code spans within its finished `text`: empty ones (and what truncation or trimming
+/// cut) dropped; clears `spans`.
+fn code_spans(spans: &mut Vec<(u32, u32)>, text: &str) -> Vec<(u32, u32)> {
+    if spans.is_empty() {
+        return Vec::new();
+    }
+    let len = u32::try_from(text.len()).unwrap_or(u32::MAX);
+    spans
+        .drain(..)
+        .map(|(start, end)| (start.min(len), end.min(len)))
+        .filter(|&(start, end)| start < end)
+        .collect()
+}
+
 impl State {
     fn reset(&mut self) {
         self.open.clear();
@@ -183,6 +200,8 @@ impl State {
         self.block_ancestors.clear();
         self.block_hint = Hint::None;
         self.block_pre = None;
+        self.code_spans.clear();
+        self.code_start = None;
         self.blocks.clear();
         self.pending.clear();
         self.pending_decode = false;
@@ -272,6 +291,10 @@ impl State {
         let was_empty = self.text.is_empty();
         let pre = self.open.pre();
         let (in_link, max_chars) = (self.open.in_link(), limits.max_block_chars.max(1));
+        let code = pre.is_none() && self.open.in_code();
+        if code != self.code_start.is_some() {
+            self.code_span_edge();
+        }
         if pre.is_some() {
             self.text
                 .push_pre(&text, in_link, &mut self.hasher, max_chars);
@@ -285,6 +308,15 @@ impl State {
                 .ancestors(limits.max_ancestors.min(limits.max_depth));
             self.block_hint = self.open.hint();
             self.block_pre = pre;
+        }
+    }
+
+    /// Opens a code span where the block's text is now, or closes the open one there.
+    fn code_span_edge(&mut self) {
+        let at = u32::try_from(self.text.len()).unwrap_or(u32::MAX);
+        match self.code_start.take() {
+            Some(start) => self.code_spans.push((start, at)),
+            None => self.code_start = Some(at),
         }
     }
 
@@ -306,17 +338,23 @@ impl State {
 
     /// Emits the current block, if it has text.
     fn finish_block(&mut self, limits: &ParseLimits) {
+        if self.code_start.is_some() {
+            self.code_span_edge();
+        }
         if self.text.is_empty() {
             self.text.forget_lead();
+            self.code_spans.clear();
             return;
         }
         let hash = self.hasher.finish();
         let Some(done) = self.text.finish() else {
+            self.code_spans.clear();
             return;
         };
         if self.blocks.len() >= limits.max_blocks {
             self.stopped = true;
         } else {
+            let code_spans = code_spans(&mut self.code_spans, &done.text);
             self.blocks.push(Block {
                 text: done.text,
                 hash,
@@ -327,6 +365,7 @@ impl State {
                 truncated: done.truncated,
                 hint: self.block_hint,
                 pre: self.block_pre,
+                code_spans,
             });
         }
     }

@@ -398,6 +398,33 @@ fn pre_split_by_tags_keeps_each_part_indented() {
 }
 
 #[test]
+fn code_spans_mark_inline_code() {
+    let html = "<p>Call <code>foo()</code>, <kbd> Ctrl </kbd>or<tt>x<b>y</b></tt> \
+                <code>a<br>b</code></p><pre><code>no span</code></pre><p><code>é</code></p>";
+    let b = split(html);
+    check_invariants(&b, &ParseLimits::default());
+    let spans: Vec<Vec<&str>> = b
+        .iter()
+        .map(|b| {
+            b.code_spans
+                .iter()
+                .map(|&(s, e)| &b.text[s as usize..e as usize])
+                .collect()
+        })
+        .collect();
+    assert_eq!(b[0].text, "Call foo(), Ctrl orxy a");
+    assert_eq!(
+        spans,
+        [
+            vec!["foo()", "Ctrl ", "xy", "a"],
+            vec!["b"],
+            vec![],
+            vec!["é"]
+        ]
+    );
+}
+
+#[test]
 fn pre_truncates_like_its_collapsed_text() {
     let limits = ParseLimits {
         max_block_chars: 6,

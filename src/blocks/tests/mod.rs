@@ -59,6 +59,17 @@ fn check_invariants(blocks: &[Block], limits: &ParseLimits) {
             assert_eq!(b.hash.is_none(), !t.chars().any(char::is_alphabetic));
         }
         assert!(b.link_chars <= b.chars, "link chars: {b:?}");
+        assert!(
+            b.pre.is_none() || b.code_spans.is_empty(),
+            "code in pre: {b:?}"
+        );
+        let mut last_end = 0;
+        for &(start, end) in &b.code_spans {
+            assert!(last_end <= start && start < end, "code spans: {b:?}");
+            let (start, end) = (start as usize, end as usize);
+            assert!(b.text.get(start..end).is_some(), "code span bounds: {b:?}");
+            last_end = end as u32;
+        }
         let depth = if b.path.is_empty() {
             0
         } else {
