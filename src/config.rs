@@ -78,6 +78,8 @@ impl Default for InputConfig {
 pub struct OutputOptions {
     /// Include per-block detail (`blocks`) in every record.
     pub blocks: bool,
+    /// Include the content blocks rendered as Markdown (`markdown`) in every record.
+    pub markdown: bool,
     /// Bytes of the original record kept in a dead letter.
     pub dead_letter_payload_bytes: usize,
 }
@@ -86,6 +88,7 @@ impl Default for OutputOptions {
     fn default() -> Self {
         OutputOptions {
             blocks: false,
+            markdown: false,
             dead_letter_payload_bytes: 64 << 10,
         }
     }

@@ -24,6 +24,7 @@ pub mod engine;
 pub mod eval;
 pub mod kafka;
 pub mod local;
+pub mod markdown;
 pub mod record;
 pub mod state;
 pub mod tree;

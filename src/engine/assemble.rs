@@ -5,6 +5,8 @@ use time::OffsetDateTime;
 
 use super::lookup::Evidence;
 use crate::blocks::Block;
+use crate::config::OutputOptions;
+use crate::markdown;
 use crate::record::{BlockDetail, CleanRecord, ModelInfo, RawPage, Source};
 use crate::tree::{Branch, Heuristic, Label, Reason};
 use crate::urlkey::UrlKey;
@@ -28,14 +30,14 @@ pub(super) struct Tally {
 }
 
 /// The clean-text record: the content blocks joined by blank lines (by a line break between parts
-/// of one `<pre>`), with per-block detail when
-/// `with_blocks`, the model that decided, and the record's times and source.
+/// of one `<pre>`), rendered as Markdown and with per-block detail as `output` asks, the model
+/// that decided, and the record's times and source.
 pub(super) fn record(
     classified: Classified<'_>,
     source: &Source,
     timestamp_ms: Option<i64>,
     batch_started: &str,
-    with_blocks: bool,
+    output: &OutputOptions,
 ) -> (CleanRecord, Tally) {
     let Classified {
         page,
@@ -48,7 +50,8 @@ pub(super) fn record(
     } = classified;
     let mut tally = Tally::default();
     let mut text = String::with_capacity(page.html.len() / 8);
-    let mut details = with_blocks.then(|| Vec::with_capacity(blocks.len()));
+    let mut details = output.blocks.then(|| Vec::with_capacity(blocks.len()));
+    let mut content = Vec::new();
     let mut last_pre = None;
     for ((block, &count), &reason) in blocks.iter().zip(&evidence.counts).zip(reasons) {
         match reason.label() {
@@ -61,6 +64,9 @@ pub(super) fn record(
                 }
                 text.push_str(&block.text);
                 last_pre = block.pre;
+                if output.markdown {
+                    content.push(block);
+                }
             }
             Label::Boilerplate => tally.boilerplate += 1,
         }
@@ -76,6 +82,7 @@ pub(super) fn record(
         domain: key.domain,
         title: page.title,
         text,
+        markdown: output.markdown.then(|| markdown::render(content)),
         blocks: details,
         model: ModelInfo {
             node: branch.path_to(choice.depth),

@@ -89,7 +89,7 @@ impl PageContext<'_> {
             &input.source,
             input.timestamp_ms,
             self.batch_started,
-            self.output.blocks,
+            self.output,
         );
         self.stats.content_blocks += tally.content;
         self.stats.boilerplate_blocks += tally.boilerplate;

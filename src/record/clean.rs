@@ -54,6 +54,10 @@ pub struct CleanRecord {
     pub title: Option<String>,
     /// The main text.
     pub text: String,
+    /// The main text as Markdown ([`crate::markdown::render`] of the content blocks), when
+    /// configured.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub markdown: Option<String>,
     /// Per-block detail, when configured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub blocks: Option<Vec<BlockDetail>>,
