@@ -19,6 +19,8 @@ pub(crate) struct TagToken<'a> {
     pub name: &'a [u8],
     /// True when the tag ends with `/>`.
     pub self_closing: bool,
+    /// The start tag's text after its name, up to and including its `>` (its attributes).
+    pub attrs: &'a [u8],
     /// True for an `<a>` start tag with an `href` attribute (a link, not a named anchor).
     pub href: bool,
     /// What the start tag's `class`, `role` and `itemprop` attributes say of its content.
@@ -272,6 +274,7 @@ pub(crate) fn scan_markup<'a>(run: &'a [u8], mut on_tag: impl FnMut(TagToken<'a>
                         end: false,
                         name,
                         self_closing,
+                        attrs: run.get(lt + 1 + name.len()..after).unwrap_or_default(),
                         href,
                         hint,
                         id_hint,
@@ -287,6 +290,7 @@ pub(crate) fn scan_markup<'a>(run: &'a [u8], mut on_tag: impl FnMut(TagToken<'a>
                             end: true,
                             name,
                             self_closing: false,
+                            attrs: &[],
                             href: false,
                             hint: Hint::None,
                             id_hint: Hint::None,

@@ -18,12 +18,17 @@
 //! of its enclosing elements says of it (a [`Hint`] read from `class`, `id`, `role`, `itemprop`
 //! and the sectioning tags).
 //!
+//! The same pass reads the page's metadata ([`PageMeta`]: description, author, publication date,
+//! canonical URL, site name) from its `<meta>` and `<link>` tags and its JSON-LD script, the
+//! only script text it captures (`head`).
+//!
 //! Parsing is one streaming pass of lol_html with a single document text handler; the markup
 //! between text nodes is lexed for tag names here (see `markup`), and a small model of HTML tree
 //! construction (implied end tags, scopes, a capped open-element stack) keeps paths close to the
 //! browser's DOM on broken markup.
 
 mod hash;
+mod head;
 mod limits;
 mod markup;
 mod open;
@@ -35,6 +40,7 @@ mod tokenizer;
 mod tests;
 
 pub use hash::{block_hash, BlockHash};
+pub use head::{PageMeta, MAX_JSON_LD_BYTES, MAX_VALUE_CHARS};
 pub use limits::ParseLimits;
 pub use markup::Hint;
 pub use tokenizer::{PageStats, Tokenizer};

@@ -16,6 +16,7 @@ use lol_html::{doc_text, HandlerResult, HtmlRewriter, Settings};
 use memchr::memrchr;
 
 use super::hash::BlockHasher;
+use super::head::{HeadReader, PageMeta};
 use super::limits::ParseLimits;
 use super::markup::{scan_markup, Hint, TagToken};
 use super::open::OpenElements;
@@ -31,6 +32,9 @@ const KEY_MAIN: TagKey = tag_key(b"main");
 const KEY_NAV: TagKey = tag_key(b"nav");
 const KEY_ASIDE: TagKey = tag_key(b"aside");
 const KEY_FOOTER: TagKey = tag_key(b"footer");
+const KEY_META: TagKey = tag_key(b"meta");
+const KEY_LINK: TagKey = tag_key(b"link");
+const KEY_SCRIPT: TagKey = tag_key(b"script");
 
 /// What an element's name says of its content (HTML's sectioning semantics).
 #[inline]
@@ -88,6 +92,7 @@ struct State {
     elements: u32,
     dropping: Option<Dropping>,
     stopped: bool,
+    head: HeadReader,
 }
 
 impl Tokenizer {
@@ -110,6 +115,12 @@ impl Tokenizer {
             elements: self.state.elements,
             block_limit_hit: self.state.stopped,
         }
+    }
+
+    /// The metadata of the page last passed to [`blocks`](Tokenizer::blocks) (read in the same
+    /// pass; see [`PageMeta`]); a second call gives an empty one.
+    pub fn take_meta(&mut self) -> PageMeta {
+        self.state.head.take()
     }
 
     /// Splits `html` (UTF-8 bytes; invalid UTF-8 is replaced by U+FFFD, never an error) into its
@@ -168,6 +179,7 @@ impl Tokenizer {
             state.flush_pending(limits);
             state.finish_block(limits);
         }
+        state.head.end_script();
         // The next page likely has about as many blocks: start it with that much room.
         let room = state.blocks.len().min(limits.max_blocks);
         Ok(std::mem::replace(
@@ -209,6 +221,7 @@ impl State {
         self.elements = 0;
         self.dropping = None;
         self.stopped = false;
+        self.head.reset();
     }
 
     /// The text handler: markup before the chunk first, then the chunk's text.
@@ -222,6 +235,10 @@ impl State {
         let decode = match chunk.text_type() {
             TextType::Data => true,
             TextType::PlainText => false,
+            TextType::ScriptData if self.head.capturing() => {
+                self.head.script_text(chunk.as_str());
+                return self.result();
+            }
             _ => return self.result(),
         };
         if self.dropping.is_some() {
@@ -404,9 +421,16 @@ impl State {
         }
         self.implied_end_tags(tag);
         match tag {
-            Tag::Void | Tag::InlineVoid => {}
+            Tag::Void | Tag::InlineVoid => match key {
+                KEY_META => self.head.meta_tag(token.attrs),
+                KEY_LINK => self.head.link_tag(token.attrs),
+                _ => {}
+            },
             Tag::Drop | Tag::Select => {
                 self.dropping = Some(Dropping { key, tag, nest: 1 });
+                if key == KEY_SCRIPT {
+                    self.head.script_tag(token.attrs);
+                }
             }
             Tag::Foreign => {
                 if !self_closing {
@@ -494,6 +518,7 @@ impl State {
                 d.nest -= 1;
                 if d.nest == 0 {
                     self.dropping = None;
+                    self.head.end_script();
                 }
             }
             return;

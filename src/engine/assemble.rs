@@ -4,7 +4,7 @@ use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
 use super::lookup::Evidence;
-use crate::blocks::Block;
+use crate::blocks::{Block, PageMeta};
 use crate::config::OutputOptions;
 use crate::markdown;
 use crate::record::{BlockDetail, CleanRecord, ModelInfo, RawPage, Source};
@@ -20,6 +20,7 @@ pub(super) struct Classified<'p> {
     pub evidence: &'p Evidence,
     pub reasons: &'p [Reason],
     pub heuristic: Heuristic,
+    pub meta: PageMeta,
 }
 
 /// How many blocks the record kept and dropped.
@@ -47,7 +48,11 @@ pub(super) fn record(
         evidence,
         reasons,
         heuristic,
+        meta,
     } = classified;
+    let canonical_url = meta
+        .canonical_url
+        .and_then(|href| canonical_url(page.effective_url(), &href));
     let mut tally = Tally::default();
     let mut text = String::with_capacity(page.html.len() / 8);
     let mut details = output.blocks.then(|| Vec::with_capacity(blocks.len()));
@@ -90,11 +95,26 @@ pub(super) fn record(
             heuristic: heuristic.to_string(),
             cold_start: choice.cold_start,
         },
+        description: meta.description,
+        author: meta.author,
+        published: meta.published,
+        canonical_url,
+        site_name: meta.site_name,
         fetched_at: page.fetched_at.and_then(|t| t.format(&Rfc3339).ok()),
         processed_at: processed_at(timestamp_ms, page.fetched_at, batch_started),
         source: source.clone(),
     };
     (record, tally)
+}
+
+/// The page's canonical URL: `href` resolved against the page's URL, when it is an http(s) URL.
+fn canonical_url(page_url: &str, href: &str) -> Option<String> {
+    let base = url::Url::parse(page_url).ok();
+    let url = url::Url::options()
+        .base_url(base.as_ref())
+        .parse(href)
+        .ok()?;
+    matches!(url.scheme(), "http" | "https").then(|| url.into())
 }
 
 /// The output's `processed_at`: the input record's own timestamp (the Kafka record time), else

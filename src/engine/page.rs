@@ -63,6 +63,7 @@ impl PageContext<'_> {
             Ok(blocks) => blocks,
             Err(rejection) => return Ok(self.reject(input, rejection)),
         };
+        let meta = self.tokenizer.take_meta();
         let time_ms = learn::event_time_ms(&page, input.timestamp_ms);
         let learned = learn::fingerprint(&key, &branch, &blocks, time_ms);
         self.stats.forgotten += learn::learn(
@@ -85,6 +86,7 @@ impl PageContext<'_> {
                 evidence: &evidence,
                 reasons: &reasons,
                 heuristic: self.classifier.heuristic(),
+                meta,
             },
             &input.source,
             input.timestamp_ms,

@@ -126,6 +126,7 @@ fn stream(
                 evidence: &evidence,
                 reasons: &reasons,
                 heuristic,
+                meta: tokenizer.take_meta(),
             },
             &Source::line("test", n as u64),
             None,

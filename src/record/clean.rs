@@ -61,6 +61,23 @@ pub struct CleanRecord {
     /// Per-block detail, when configured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub blocks: Option<Vec<BlockDetail>>,
+    /// The page's own description (`<meta name=description>`, Open Graph, JSON-LD), when it
+    /// has one. Like the fields below, read from the page's `<meta>`, `<link>` and JSON-LD in
+    /// the tokenizer's pass ([`crate::blocks::PageMeta`]).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub description: Option<String>,
+    /// The author(s) the page names.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub author: Option<String>,
+    /// When the page says it was published: an ISO 8601 date or date-time as given.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub published: Option<String>,
+    /// The URL the page names as its canonical one, resolved against its URL (http(s) only).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub canonical_url: Option<String>,
+    /// The name of the site the page says it belongs to.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub site_name: Option<String>,
     /// The deciding node.
     pub model: ModelInfo,
     /// When the crawler fetched the page (RFC 3339), when known.

@@ -472,3 +472,37 @@ fn markup_hints_of_enclosing_elements() {
     let want: Vec<(String, Hint)> = want.iter().map(|(t, h)| (t.to_string(), *h)).collect();
     assert_eq!(got, want);
 }
+
+#[test]
+fn metadata_is_read_in_the_same_pass() {
+    let html = r#"<!doctype html><html><head><title>T</title>
+        <meta charset="utf-8"><META NAME="Description" CONTENT="A page &amp; its text">
+        <meta property="og:site_name" content="Example Site"/>
+        <link rel=canonical href="https://example.org/story">
+        <script type="application/ld+json">{"@type":"NewsArticle","author":{"name":"Ann Lee"},
+          "datePublished":"2021-06-07T08:09:10Z"}</script>
+        <script>var ld = {"author": "not this"};</script>
+        </head><body><p>Body text.</p><noscript><meta name=author content="Hidden"></noscript>
+        </body></html>"#;
+    let mut t = Tokenizer::new(ParseLimits::default());
+    let b = t.blocks(html.as_bytes()).expect("blocks");
+    assert_eq!(
+        b.iter().map(|b| b.text.as_str()).collect::<Vec<_>>(),
+        ["Body text."]
+    );
+    let meta = t.take_meta();
+    assert_eq!(meta.description.as_deref(), Some("A page & its text"));
+    assert_eq!(meta.site_name.as_deref(), Some("Example Site"));
+    assert_eq!(
+        meta.canonical_url.as_deref(),
+        Some("https://example.org/story")
+    );
+    assert_eq!(meta.author.as_deref(), Some("Ann Lee"));
+    assert_eq!(meta.published.as_deref(), Some("2021-06-07T08:09:10Z"));
+    // The next page starts empty; an unterminated JSON-LD script is still read at the end.
+    t.blocks(br#"<script type="application/ld+json">{"author":"Bo"}"#)
+        .expect("blocks");
+    let meta = t.take_meta();
+    assert_eq!(meta.author.as_deref(), Some("Bo"));
+    assert_eq!(meta.description, None);
+}
