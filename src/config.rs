@@ -80,6 +80,8 @@ pub struct OutputOptions {
     pub blocks: bool,
     /// Include the content blocks rendered as Markdown (`markdown`) in every record.
     pub markdown: bool,
+    /// Include the language of the main text (`lang`) in every record.
+    pub lang: bool,
     /// Bytes of the original record kept in a dead letter.
     pub dead_letter_payload_bytes: usize,
 }
@@ -89,6 +91,7 @@ impl Default for OutputOptions {
         OutputOptions {
             blocks: false,
             markdown: false,
+            lang: true,
             dead_letter_payload_bytes: 64 << 10,
         }
     }

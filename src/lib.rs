@@ -23,6 +23,7 @@ pub mod corpus;
 pub mod engine;
 pub mod eval;
 pub mod kafka;
+pub mod lang;
 pub mod local;
 pub mod markdown;
 pub mod record;

@@ -6,10 +6,10 @@ use time::OffsetDateTime;
 use super::lookup::Evidence;
 use crate::blocks::{Block, PageMeta};
 use crate::config::OutputOptions;
-use crate::markdown;
 use crate::record::{BlockDetail, CleanRecord, ModelInfo, RawPage, Source};
 use crate::tree::{Branch, Heuristic, Label, Reason};
 use crate::urlkey::UrlKey;
+use crate::{lang, markdown};
 
 /// Everything the record is assembled from.
 pub(super) struct Classified<'p> {
@@ -31,7 +31,8 @@ pub(super) struct Tally {
 }
 
 /// The clean-text record: the content blocks joined by blank lines (by a line break between parts
-/// of one `<pre>`), rendered as Markdown and with per-block detail as `output` asks, the model
+/// of one `<pre>`), rendered as Markdown, with its language and per-block detail as `output` asks,
+/// the model
 /// that decided, and the record's times and source.
 pub(super) fn record(
     classified: Classified<'_>,
@@ -69,7 +70,7 @@ pub(super) fn record(
                 }
                 text.push_str(&block.text);
                 last_pre = block.pre;
-                if output.markdown {
+                if output.markdown || output.lang {
                     content.push(block);
                 }
             }
@@ -87,7 +88,14 @@ pub(super) fn record(
         domain: key.domain,
         title: page.title,
         text,
-        markdown: output.markdown.then(|| markdown::render(content)),
+        markdown: output
+            .markdown
+            .then(|| markdown::render(content.iter().copied())),
+        lang: if output.lang {
+            lang::detect(content)
+        } else {
+            None
+        },
         blocks: details,
         model: ModelInfo {
             node: branch.path_to(choice.depth),

@@ -1,6 +1,7 @@
 //! The clean-text output record.
 
 use super::Source;
+use crate::lang::Language;
 use crate::tree::Label;
 
 /// Which node of the tree decided, and how sure it could be.
@@ -61,6 +62,10 @@ pub struct CleanRecord {
     /// Per-block detail, when configured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub blocks: Option<Vec<BlockDetail>>,
+    /// The language of the main text ([`crate::lang::detect`]), when configured and one can be
+    /// told.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub lang: Option<Language>,
     /// The page's own description (`<meta name=description>`, Open Graph, JSON-LD), when it
     /// has one. Like the fields below, read from the page's `<meta>`, `<link>` and JSON-LD in
     /// the tokenizer's pass ([`crate::blocks::PageMeta`]).
