@@ -2,10 +2,10 @@
 //! scrapinghub-aeb's articles in eight languages (as each page declares in `<html lang>`, four
 //! declarations corrected after reading the pages).
 
-use urltree::config::{Config, DomainCheck};
-use urltree::corpus::{load, require_shared_dir};
-use urltree::engine::{Engine, Input, Outcome};
-use urltree::record::Source;
+mod common;
+
+use common::stream::stream_set;
+use urltree::engine::Outcome;
 
 /// Pages whose `<html lang>` is wrong: the text is in another language (read by hand).
 const CORRECTED: [(u64, &str); 4] = [(25, "en"), (26, "en"), (43, "de"), (44, "de")];
@@ -27,28 +27,16 @@ fn declared(html: &str) -> Option<String> {
 
 /// (pages with a known language, right, without prose to tell) for `set`.
 fn accuracy(set: &str, known: impl Fn(u64, &str) -> Option<String>) -> (usize, usize, usize) {
-    let pages = load(&require_shared_dir().join(set)).expect("corpus");
-    let state = tempfile::tempdir().expect("tempdir");
-    let mut config = Config::default();
-    config.state.path = state.path().to_owned();
-    config.input.domain_check = DomainCheck::TrustRecord;
-    assert!(config.output.lang, "on by default");
-    let mut engine = Engine::open(&config).expect("engine");
     let (mut total, mut right, mut none) = (0, 0, 0);
     let mut wrong = Vec::new();
-    for chunk in pages.chunks(config.input.batch_size) {
-        let inputs: Vec<Input<'_>> = chunk
-            .iter()
-            .map(|p| Input::new(&p.record, Source::line(set, p.line)))
-            .collect();
-        for (page, outcome) in chunk
-            .iter()
-            .zip(engine.process_batch(&inputs, None).expect("batch"))
-        {
-            let Outcome::Clean(r) = outcome else { continue };
+    stream_set(
+        set,
+        |config| assert!(config.output.lang, "on by default"),
+        |page, outcome| {
+            let Outcome::Clean(r) = outcome else { return };
             let raw: serde_json::Value = serde_json::from_slice(&page.record).expect("json");
             let Some(label) = known(page.line, raw["html"].as_str().unwrap_or_default()) else {
-                continue;
+                return;
             };
             total += 1;
             match &r.lang {
@@ -56,8 +44,8 @@ fn accuracy(set: &str, known: impl Fn(u64, &str) -> Option<String>) -> (usize, u
                 Some(lang) => wrong.push(format!("line {}: {label} as {lang:?}", page.line)),
                 None => none += 1,
             }
-        }
-    }
+        },
+    );
     println!(
         "{set}: {total} pages of known language, {right} right, {none} without prose: {wrong:?}"
     );

@@ -5,10 +5,11 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use lol_html::{element, text, HtmlRewriter, Settings};
-use urltree::config::{Config, DomainCheck};
-use urltree::corpus::{load, require_shared_dir};
-use urltree::engine::{Engine, Input, Outcome};
-use urltree::record::Source;
+mod common;
+
+use common::stream::stream_set;
+use urltree::config::Config;
+use urltree::engine::Outcome;
 use urltree::tree::Label;
 
 /// One `<pre>` of a page's main text, as a browser shows it without scripts.
@@ -136,68 +137,56 @@ fn in_fence(markdown: &str, lines: &[String]) -> bool {
 
 #[test]
 fn every_pre_of_the_rust_books_gold_comes_out_line_for_line() {
-    let corpus = require_shared_dir().join("debdocs-rust-books");
-    let pages = load(&corpus).expect("corpus");
-    let state = tempfile::tempdir().expect("tempdir");
-    let mut config = Config::default();
-    config.state.path = state.path().to_owned();
-    config.input.domain_check = DomainCheck::TrustRecord;
-    config.output.markdown = true;
-    config.output.blocks = true;
-    let mut engine = Engine::open(&config).expect("engine");
     let (mut in_gold, mut kept, mut in_text, mut in_markdown, mut lines) = (0, 0, 0, 0, 0);
     let mut dropped = Vec::new();
     let mut missed = Vec::new();
-    for chunk in pages.chunks(config.input.batch_size) {
-        let inputs: Vec<Input<'_>> = chunk
-            .iter()
-            .map(|p| Input::new(&p.record, Source::line("rust-books", p.line)))
-            .collect();
-        let outcomes = engine.process_batch(&inputs, None).expect("batch");
-        for (page, outcome) in chunk.iter().zip(outcomes) {
-            let Outcome::Clean(record) = outcome else {
-                panic!("line {}: {outcome:?}", page.line);
+    let configure = |config: &mut Config| {
+        config.output.markdown = true;
+        config.output.blocks = true;
+    };
+    stream_set("debdocs-rust-books", configure, |page, outcome| {
+        let Outcome::Clean(record) = outcome else {
+            panic!("line {}: {outcome:?}", page.line);
+        };
+        let html: serde_json::Value = serde_json::from_slice(&page.record).expect("json");
+        let gold: Vec<&str> = page.gold.lines().map(str::trim).collect();
+        let text: Vec<&str> = record.text.split('\n').collect();
+        let markdown = record.markdown.as_deref().expect("markdown");
+        let blocks = record.blocks.as_deref().expect("blocks");
+        for pre in main_pres(html["html"].as_str().expect("html")) {
+            // The listing as the gold has it: consecutive whole lines of the gold.
+            if !has_lines(&gold, &pre.gold_lines) {
+                continue;
+            }
+            in_gold += 1;
+            lines += pre.lines.len();
+            // The tokenizer gives the listing as one block, line for line.
+            let whole = pre.lines.join("\n");
+            let Some(block) = blocks.iter().find(|b| b.text == whole) else {
+                missed.push(format!("line {}: no block is {whole:?}", page.line));
+                continue;
             };
-            let html: serde_json::Value = serde_json::from_slice(&page.record).expect("json");
-            let gold: Vec<&str> = page.gold.lines().map(str::trim).collect();
-            let text: Vec<&str> = record.text.split('\n').collect();
-            let markdown = record.markdown.as_deref().expect("markdown");
-            let blocks = record.blocks.as_deref().expect("blocks");
-            for pre in main_pres(html["html"].as_str().expect("html")) {
-                // The listing as the gold has it: consecutive whole lines of the gold.
-                if !has_lines(&gold, &pre.gold_lines) {
-                    continue;
-                }
-                in_gold += 1;
-                lines += pre.lines.len();
-                // The tokenizer gives the listing as one block, line for line.
-                let whole = pre.lines.join("\n");
-                let Some(block) = blocks.iter().find(|b| b.text == whole) else {
-                    missed.push(format!("line {}: no block is {whole:?}", page.line));
-                    continue;
-                };
-                if block.label != Label::Content {
-                    // The classifier's verdict, not the structure's: counted below.
-                    dropped.push(format!(
-                        "line {} ({}): {:?}",
-                        page.line, block.reason, pre.lines[0]
-                    ));
-                    continue;
-                }
-                kept += 1;
-                let text_ok = has_lines(&text, &pre.lines);
-                let md_ok = in_fence(markdown, &pre.lines);
-                in_text += usize::from(text_ok);
-                in_markdown += usize::from(md_ok);
-                if !(text_ok && md_ok) {
-                    missed.push(format!(
-                        "line {} (text {text_ok}, markdown {md_ok}): {whole:?}",
-                        page.line
-                    ));
-                }
+            if block.label != Label::Content {
+                // The classifier's verdict, not the structure's: counted below.
+                dropped.push(format!(
+                    "line {} ({}): {:?}",
+                    page.line, block.reason, pre.lines[0]
+                ));
+                continue;
+            }
+            kept += 1;
+            let text_ok = has_lines(&text, &pre.lines);
+            let md_ok = in_fence(markdown, &pre.lines);
+            in_text += usize::from(text_ok);
+            in_markdown += usize::from(md_ok);
+            if !(text_ok && md_ok) {
+                missed.push(format!(
+                    "line {} (text {text_ok}, markdown {md_ok}): {whole:?}",
+                    page.line
+                ));
             }
         }
-    }
+    });
     println!(
         "<pre> in the gold: {in_gold} ({lines} lines), each one block line for line; kept by the \
          classifier: {kept}; line for line in text: {in_text}, in markdown: {in_markdown}; \
