@@ -15,7 +15,9 @@
 //!   items), its later blocks are paragraphs of the item; nested lists are indented under
 //!   their item when that item has been rendered, else they take its place;
 //! - `<blockquote>` prefixes `> ` per level;
-//! - the blocks of one `<pre>` form one fenced code block, lines and indentation as written;
+//! - the blocks of one `<pre>` form one fenced code block, lines and indentation as written,
+//!   with the code's language as the info string when the markup names it
+//!   (`class="language-rust"`);
 //! - consecutive blocks in the cells of one table form a pipe table (its first row is the
 //!   header) when the table holds data: at least two columns in a row, at most three blocks per
 //!   cell and no headings, lists, quotes, code blocks or tables inside a cell. Anything else
@@ -317,6 +319,9 @@ impl Renderer {
         let fence = "`".repeat(longest.max(2) + 1);
         self.out.push_str(&prefix.first);
         self.out.push_str(&fence);
+        if let Some(language) = items.iter().find_map(|(b, _)| b.code_language.as_deref()) {
+            self.out.push_str(language);
+        }
         for (block, _) in items {
             for line in block.text.split('\n') {
                 self.out.push('\n');

@@ -299,10 +299,13 @@ fn extract_markdown_keeps_the_sample_code_listing_whole() {
     assert!(page["text"].as_str().unwrap().contains(listing), "{page}");
     let markdown = page["markdown"].as_str().unwrap();
     assert!(
-        markdown.contains("\n\n```\n$ rustc --crate-type=lib rary.rs\n"),
+        markdown.contains("\n\n```shell\n$ rustc --crate-type=lib rary.rs\n"),
         "{markdown}"
     );
-    assert!(markdown.contains(&format!("```\n{listing}")), "{markdown}");
+    assert!(
+        markdown.contains(&format!("```rust\n{listing}")),
+        "{markdown}"
+    );
     assert!(markdown.contains("`--crate-name`"), "{markdown}");
     assert_eq!(page["lang"]["code"], "en");
     assert!(page["description"]

@@ -118,12 +118,16 @@ fn in_fence(markdown: &str, lines: &[String]) -> bool {
         let Some(at) = w[0].find("```") else {
             return false;
         };
-        let (first, fence) = w[0].split_at(at);
+        let (first, opening) = w[0].split_at(at);
         let rest: String = first
             .chars()
             .map(|c| if c == '>' { '>' } else { ' ' })
             .collect();
-        fence.bytes().all(|b| b == b'`')
+        // The fence, then the code's language (mdBook writes `language-rust`).
+        let fence = opening.trim_end_matches(|c: char| c != '`');
+        opening[fence.len()..]
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "+#._-".contains(c))
             && w[w.len() - 1] == format!("{rest}{fence}")
             && w[1..w.len() - 1].iter().zip(lines).all(|(have, want)| {
                 if want.is_empty() {

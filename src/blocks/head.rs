@@ -21,6 +21,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use super::markup::attributes;
 use super::text::decode_entities;
 
 /// Most bytes of JSON-LD text captured per `<script>`; a longer one is skipped whole.
@@ -63,9 +64,6 @@ pub(crate) struct HeadReader {
     /// JSON-LD text of the `<script>` being read, when one is.
     json: Option<String>,
 }
-
-/// An attribute of a tag: name (as written) and raw value.
-type Attr<'a> = (&'a [u8], &'a [u8]);
 
 impl HeadReader {
     /// Forgets the last page.
@@ -253,55 +251,6 @@ fn names(value: &Value) -> Option<String> {
     }
 }
 
-/// The attributes of a tag's text after its name: (name, raw value) for each attribute with a
-/// value, quoted or not.
-fn attributes(tag: &[u8]) -> impl Iterator<Item = Attr<'_>> {
-    let mut i = 0;
-    std::iter::from_fn(move || {
-        let n = tag.len();
-        loop {
-            while i < n && (tag[i].is_ascii_whitespace() || tag[i] == b'/') {
-                i += 1;
-            }
-            if i >= n || tag[i] == b'>' {
-                return None;
-            }
-            let start = i;
-            i += 1;
-            while i < n && !matches!(tag[i], b'=' | b'>' | b'/') && !tag[i].is_ascii_whitespace() {
-                i += 1;
-            }
-            let name = &tag[start..i];
-            while i < n && tag[i].is_ascii_whitespace() {
-                i += 1;
-            }
-            if i >= n || tag[i] != b'=' {
-                continue;
-            }
-            i += 1;
-            while i < n && tag[i].is_ascii_whitespace() {
-                i += 1;
-            }
-            let value = match tag.get(i) {
-                Some(&q @ (b'"' | b'\'')) => {
-                    let from = i + 1;
-                    let len = tag[from..].iter().position(|&b| b == q).unwrap_or(n - from);
-                    i = from + len + 1;
-                    &tag[from..from + len]
-                }
-                _ => {
-                    let from = i;
-                    while i < n && !tag[i].is_ascii_whitespace() && tag[i] != b'>' {
-                        i += 1;
-                    }
-                    &tag[from..i]
-                }
-            };
-            return Some((name, value));
-        }
-    })
-}
-
 /// A value as text: entities decoded, white space collapsed, at most `MAX_VALUE_CHARS`
 /// characters; None when empty.
 fn clean_value(raw: &[u8]) -> Option<String> {
@@ -355,29 +304,6 @@ mod tests {
             r.end_script();
         }
         r.take()
-    }
-
-    #[test]
-    fn attributes_quoted_unquoted_and_odd() {
-        let got: Vec<(String, String)> =
-            attributes(b" name=\"a b\" content='x\"y' data-x=z flag  k = v/>")
-                .map(|(n, v)| {
-                    (
-                        String::from_utf8_lossy(n).into_owned(),
-                        String::from_utf8_lossy(v).into_owned(),
-                    )
-                })
-                .collect();
-        assert_eq!(
-            got,
-            [
-                ("name".into(), "a b".into()),
-                ("content".into(), "x\"y".into()),
-                ("data-x".into(), "z".into()),
-                ("k".into(), "v/".into()),
-            ]
-        );
-        assert_eq!(attributes(b" content=\"unterminated").count(), 1);
     }
 
     #[test]

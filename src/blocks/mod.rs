@@ -80,6 +80,9 @@ pub struct Block {
     /// Document-order ordinal of the outermost `<pre>` (or `listing`, `plaintext`) the block is
     /// in, `None` outside one. Blocks of one preformatted element share it.
     pub pre: Option<u32>,
+    /// The language of the code of that `<pre>`, when it or a `<code>` inside it names one with a
+    /// `language-X` or `lang-X` class (`X` lower-cased); `None` outside `<pre>`.
+    pub code_language: Option<String>,
     /// Byte ranges of `text` that were inside a code element (`code`, `kbd`, `samp`, `tt`)
     /// outside `<pre>`, in order, non-empty, not overlapping, on character boundaries. A range
     /// may begin or end with a collapsed space.

@@ -18,9 +18,11 @@ use memchr::memrchr;
 use super::hash::BlockHasher;
 use super::head::{HeadReader, PageMeta};
 use super::limits::ParseLimits;
-use super::markup::{scan_markup, Hint, TagToken};
+use super::markup::{code_language, scan_markup, Hint, TagToken};
 use super::open::OpenElements;
-use super::tags::{classify, tag_key, Tag, TagKey, BREAKOUT, CLOSES_SELECT};
+use super::tags::{
+    classify, is_code, is_preformatted, tag_key, Tag, TagKey, BREAKOUT, CLOSES_SELECT,
+};
 use super::text::{decode_entities, BlockText};
 use super::{Block, BlockError};
 
@@ -80,6 +82,10 @@ struct State {
     block_ancestors: Vec<u32>,
     block_hint: Hint,
     block_pre: Option<u32>,
+    /// The language of the code of the `<pre>` with this ordinal (from its or its `<code>`'s
+    /// class), and that of the current block.
+    pre_language: Option<(u32, String)>,
+    block_code_language: Option<String>,
     /// Code spans of the current block, and where the open one starts.
     code_spans: Vec<(u32, u32)>,
     code_start: Option<u32>,
@@ -212,6 +218,8 @@ impl State {
         self.block_ancestors.clear();
         self.block_hint = Hint::None;
         self.block_pre = None;
+        self.pre_language = None;
+        self.block_code_language = None;
         self.code_spans.clear();
         self.code_start = None;
         self.blocks.clear();
@@ -325,6 +333,28 @@ impl State {
                 .ancestors(limits.max_ancestors.min(limits.max_depth));
             self.block_hint = self.open.hint();
             self.block_pre = pre;
+            self.block_code_language = match (pre, &self.pre_language) {
+                (Some(ordinal), Some((at, language))) if ordinal == *at => Some(language.clone()),
+                _ => None,
+            };
+        }
+    }
+
+    /// Notes the language a `<pre>`, or a `<code>` inside one, names for the `<pre>`'s code
+    /// (the first one named wins).
+    fn note_code_language(&mut self, attrs: &[u8]) {
+        let Some(ordinal) = self.open.pre() else {
+            return;
+        };
+        if self
+            .pre_language
+            .as_ref()
+            .is_some_and(|(at, _)| *at == ordinal)
+        {
+            return;
+        }
+        if let Some(language) = code_language(attrs) {
+            self.pre_language = Some((ordinal, language));
         }
     }
 
@@ -382,6 +412,7 @@ impl State {
                 truncated: done.truncated,
                 hint: self.block_hint,
                 pre: self.block_pre,
+                code_language: self.block_code_language.take(),
                 code_spans,
             });
         }
@@ -441,6 +472,9 @@ impl State {
                 if self.open.len() < limits.max_open_elements {
                     let hint = self.element_hint(key, tag, &token);
                     self.open.push(key, tag, name, ordinal, href, hint);
+                    if is_preformatted(key) || is_code(key) {
+                        self.note_code_language(token.attrs);
+                    }
                 }
             }
         }

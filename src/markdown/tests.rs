@@ -37,7 +37,7 @@ fn fenced_code_keeps_white_space() {
     let html = "<p>Run:</p><pre><code class=\"language-rust\">fn main() {\n    let s = \"```\";\n\n    println!(\"{s}\");\n}\n</code></pre><p>Done.</p>";
     assert_eq!(
         md(html),
-        "Run:\n\n````\nfn main() {\n    let s = \"```\";\n\n    println!(\"{s}\");\n}\n````\n\nDone."
+        "Run:\n\n````rust\nfn main() {\n    let s = \"```\";\n\n    println!(\"{s}\");\n}\n````\n\nDone."
     );
     // The parts of one <pre> split by <br> are one code block.
     assert_eq!(md("<pre>a<br>  b</pre>"), "```\na\n  b\n```");

@@ -381,6 +381,28 @@ fn pre_keeps_line_breaks_and_indentation() {
 }
 
 #[test]
+fn pre_code_language_comes_from_the_class() {
+    let html = "<pre class=\"sourceCode\"><code class=\"language-Python x\">a<br>b</code></pre>\
+                <pre><code class=lang-c>c</code></pre><pre>d</pre><p class=language-x>e</p>";
+    let b = split(html);
+    check_invariants(&b, &ParseLimits::default());
+    let got: Vec<(&str, Option<&str>)> = b
+        .iter()
+        .map(|b| (b.text.as_str(), b.code_language.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("a", Some("python")),
+            ("b", Some("python")),
+            ("c", Some("c")),
+            ("d", None),
+            ("e", None)
+        ]
+    );
+}
+
+#[test]
 fn pre_split_by_tags_keeps_each_part_indented() {
     let html = "<pre>  first\n    second<br>\n      third\n<div>  x  y</div></pre><pre>\n\n   </pre><p>after</p>";
     let b = split(html);
