@@ -19,9 +19,11 @@
 //!   with the code's language as the info string when the markup names it
 //!   (`class="language-rust"`);
 //! - consecutive blocks in the cells of one table form a pipe table (its first row is the
-//!   header) when the table holds data: at least two columns in a row, at most three blocks per
-//!   cell and no headings, lists, quotes, code blocks or tables inside a cell. Anything else
-//!   is a layout table, and its blocks render as if it were not there;
+//!   header) when the table holds data: at least two and at most 32 columns in a row, at most
+//!   three blocks per cell and no headings, lists, quotes, code blocks or tables inside a cell.
+//!   Anything else is a layout table, and its blocks render as if it were not there;
+//! - at most six quote and list levels are rendered (the innermost ones), so no page makes every
+//!   line's prefix long;
 //! - every other block is a paragraph. Text is escaped where Markdown would read it as markup.
 
 use std::collections::HashMap;
@@ -34,10 +36,12 @@ use crate::blocks::Block;
 pub fn render<'b>(blocks: impl IntoIterator<Item = &'b Block>) -> String {
     let items: Vec<(&Block, Shape)> = blocks.into_iter().map(|b| (b, Shape::of(b))).collect();
     let mut out = Renderer::default();
+    // Blocks before this index are in a layout table already judged.
+    let mut layout_until = 0;
     let mut i = 0;
     while i < items.len() {
         let (block, shape) = &items[i];
-        if let Some(cell) = shape.cell {
+        if let Some(cell) = shape.cell.filter(|_| i >= layout_until) {
             let end = group_end(&items, i, |(_, s)| {
                 s.cell.is_some_and(|c| c.table == cell.table)
             });
@@ -46,6 +50,7 @@ pub fn render<'b>(blocks: impl IntoIterator<Item = &'b Block>) -> String {
                 i = end;
                 continue;
             }
+            layout_until = end;
         }
         if let Some(pre) = block.pre {
             let end = group_end(&items, i, |(b, _)| b.pre == Some(pre));
@@ -158,6 +163,10 @@ impl Shape {
                 cell.complex = true;
             }
         }
+        // Deeper nesting is flattened, so a hostile page cannot make every line's prefix long.
+        if shape.nest.len() > MAX_NESTING {
+            shape.nest.drain(..shape.nest.len() - MAX_NESTING);
+        }
         if shape.cell.is_some() && block.pre.is_some() {
             if let Some(cell) = shape.cell.as_mut() {
                 cell.complex = true;
@@ -190,6 +199,13 @@ fn table_rows<'b>(items: &[(&'b Block, Shape)]) -> Rows<'b> {
 /// Most blocks one data-table cell holds.
 const MAX_BLOCKS_PER_CELL: usize = 3;
 
+/// Most columns of a data table (a wider one is rendered as its blocks: every row is padded to
+/// the widest, so a hostile page could otherwise multiply its size).
+const MAX_COLUMNS: usize = 32;
+
+/// Most quote and list levels rendered; deeper ones are flattened into the innermost ones kept.
+const MAX_NESTING: usize = 6;
+
 fn is_data_table(items: &[(&Block, Shape)]) -> bool {
     if items
         .iter()
@@ -200,9 +216,10 @@ fn is_data_table(items: &[(&Block, Shape)]) -> bool {
     let rows = table_rows(items);
     rows.iter().any(|(_, cells)| cells.len() >= 2)
         && rows.iter().all(|(_, cells)| {
-            cells
-                .iter()
-                .all(|(_, blocks)| blocks.len() <= MAX_BLOCKS_PER_CELL)
+            cells.len() <= MAX_COLUMNS
+                && cells
+                    .iter()
+                    .all(|(_, blocks)| blocks.len() <= MAX_BLOCKS_PER_CELL)
         })
 }
 

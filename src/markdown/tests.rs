@@ -106,3 +106,24 @@ fn layout_tables_render_their_blocks() {
 fn empty_input_is_empty() {
     assert_eq!(render(&[]), "");
 }
+
+#[test]
+fn hostile_nesting_and_width_stay_bounded() {
+    // 60 nested quotes and lists around a listing of many short lines.
+    let open: String = (0..30).map(|_| "<blockquote><ul><li>").collect();
+    let lines = "x\n".repeat(2000);
+    let b = blocks(&format!("{open}<pre>{lines}</pre>"));
+    let out = render(&b);
+    let text: usize = b.iter().map(|b| b.text.len()).sum();
+    assert!(out.len() < text * 10, "{} from {text}", out.len());
+    assert!(out.lines().all(|l| l.len() <= 40), "prefix too long");
+    // One row of 1,000 cells and 1,000 rows of one: not a data table, so no padding.
+    let wide: String = (0..1000).map(|i| format!("<td>c{i}</td>")).collect();
+    let tall: String = (0..1000)
+        .map(|i| format!("<tr><td>r{i}</td></tr>"))
+        .collect();
+    let b = blocks(&format!("<table><tr>{wide}</tr>{tall}</table>"));
+    let out = render(&b);
+    let text: usize = b.iter().map(|b| b.text.len()).sum();
+    assert!(out.len() < text * 3, "{} from {text}", out.len());
+}
