@@ -461,33 +461,39 @@ fn code_span(out: &mut String, code: &str) {
     out.push_str(trail);
 }
 
-/// Appends plain text, escaping what Markdown would read as markup.
+/// Appends plain text, escaping what Markdown would read as markup. Runs without a byte that
+/// may need escaping are copied whole.
 fn plain(out: &mut String, text: &str, line_start: bool, escape: Escape) {
-    let mut rest = text;
-    if line_start {
-        rest = escape_line_start(out, rest);
-    }
-    let mut prev: Option<char> = None;
-    let mut chars = rest.chars().peekable();
-    while let Some(c) = chars.next() {
-        let next = chars.peek().copied();
-        let escaped = match c {
-            '\\' | '`' | '*' | '[' | ']' => true,
-            '|' => escape == Escape::Cell,
+    let text = if line_start {
+        escape_line_start(out, text)
+    } else {
+        text
+    };
+    let bytes = text.as_bytes();
+    let mut copied = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escaped = match b {
+            b'\\' | b'`' | b'*' | b'[' | b']' => true,
+            b'|' => escape == Escape::Cell,
             // Inside a word `_` is never emphasis (snake_case stays readable).
-            '_' => {
-                !(prev.is_some_and(char::is_alphanumeric)
-                    && next.is_some_and(char::is_alphanumeric))
+            b'_' => {
+                let before = text[..i].chars().next_back();
+                let after = text[i + 1..].chars().next();
+                !(before.is_some_and(char::is_alphanumeric)
+                    && after.is_some_and(char::is_alphanumeric))
             }
-            '<' => next.is_some_and(|n| n.is_ascii_alphabetic() || matches!(n, '/' | '!' | '?')),
+            b'<' => bytes
+                .get(i + 1)
+                .is_some_and(|n| n.is_ascii_alphabetic() || matches!(n, b'/' | b'!' | b'?')),
             _ => false,
         };
         if escaped {
+            out.push_str(&text[copied..i]);
             out.push('\\');
+            copied = i;
         }
-        out.push(c);
-        prev = Some(c);
     }
+    out.push_str(&text[copied..]);
 }
 
 /// Escapes what would make a line a heading, quote, list item, thematic break or fence; returns
