@@ -79,7 +79,7 @@ fn extract_sends_bad_lines_to_the_errors_file_and_goes_on() {
     let stderr = String::from_utf8_lossy(&result.stderr);
     assert!(result.status.success(), "{stderr}");
     assert!(
-        stderr.contains("3 pages, 1 duplicates, 3 invalid"),
+        stderr.contains("3 pages (0 new versions), 1 duplicates, 3 invalid"),
         "{stderr}"
     );
 
@@ -114,7 +114,7 @@ fn a_second_run_keeps_learning_from_the_first() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
     let run = |input: &Path, out: &Path| {
-        success(bin().args([
+        let result = success(bin().args([
             "extract",
             input.to_str().unwrap(),
             "-o",
@@ -123,21 +123,30 @@ fn a_second_run_keeps_learning_from_the_first() {
             state.to_str().unwrap(),
             "-q",
         ]));
-        read_jsonl(out)
+        (
+            read_jsonl(out),
+            String::from_utf8_lossy(&result.stderr).into_owned(),
+        )
     };
-    let first = run(&sample(), &dir.path().join("a.jsonl"));
+    let (first, _) = run(&sample(), &dir.path().join("a.jsonl"));
     assert_eq!(first.len(), 200);
     assert_eq!(first[0]["model"]["cold_start"], true);
-    // Same input again: every page is now a duplicate.
-    let again = run(&sample(), &dir.path().join("b.jsonl"));
+    // Same input again: every page is now a duplicate, and the run says why its output is empty.
+    let (again, stderr) = run(&sample(), &dir.path().join("b.jsonl"));
     assert!(again.is_empty());
+    assert!(stderr.contains("200 duplicates"), "{stderr}");
+    assert!(
+        stderr.contains("no output: 200 of the pages are duplicates of pages the state at"),
+        "{stderr}"
+    );
     // A new page of the same site is classified with all 200 pages behind it.
     let new_page = dir.path().join("new.jsonl");
-    let mut rec: Value =
+    let first_record: Value =
         serde_json::from_str(&String::from_utf8(flate2_first_line(&sample())).unwrap()).unwrap();
+    let mut rec = first_record.clone();
     rec["url"] = Value::String("https://doc.rust-lang.org/1.63.0/book/ch99-00-new.html".into());
     std::fs::write(&new_page, rec.to_string()).unwrap();
-    let third = run(&new_page, &dir.path().join("c.jsonl"));
+    let (third, _) = run(&new_page, &dir.path().join("c.jsonl"));
     assert_eq!(third.len(), 1);
     assert!(
         third[0]["model"]["support"].as_u64().unwrap() >= 5,
@@ -145,6 +154,32 @@ fn a_second_run_keeps_learning_from_the_first() {
         third[0]["model"]
     );
     assert_eq!(third[0]["model"]["cold_start"], false);
+    // The first page re-fetched after an update is a new version: emitted with its new text.
+    let updated = dir.path().join("updated.jsonl");
+    let mut rec = first_record;
+    let html = rec["html"].as_str().unwrap().replacen(
+        "<main>",
+        "<main><p>This page was revised with a paragraph that no other page has.</p>",
+        1,
+    );
+    assert_ne!(
+        html,
+        rec["html"].as_str().unwrap(),
+        "the sample page has a <main>"
+    );
+    rec["html"] = Value::String(html);
+    std::fs::write(&updated, rec.to_string()).unwrap();
+    let (fourth, stderr) = run(&updated, &dir.path().join("d.jsonl"));
+    assert_eq!(fourth.len(), 1, "{stderr}");
+    assert_eq!(fourth[0]["url_key"], first[0]["url_key"]);
+    assert!(fourth[0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("revised with a paragraph"));
+    assert!(
+        stderr.contains("1 pages (1 new versions), 0 duplicates"),
+        "{stderr}"
+    );
 }
 
 fn flate2_first_line(path: &Path) -> Vec<u8> {

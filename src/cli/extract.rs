@@ -169,8 +169,9 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
     let seconds = started.elapsed().as_secs_f64().max(1e-9);
     let blocks = stats.content_blocks + stats.boilerplate_blocks;
     eprintln!(
-        "urltree extract: {} pages, {} duplicates, {} invalid, content share {:.1}% of {} blocks, {:.1} pages/s ({:.1} MB/s), {} forgotten",
+        "urltree extract: {} pages ({} new versions), {} duplicates, {} invalid, content share {:.1}% of {} blocks, {:.1} pages/s ({:.1} MB/s), {} forgotten",
         stats.pages,
+        stats.versions,
         stats.duplicates,
         stats.rejected + too_long,
         if blocks == 0 { 0.0 } else { 100.0 * stats.content_blocks as f64 / blocks as f64 },
@@ -194,6 +195,13 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
         );
     }
     eprintln!("  state:  {}", config.state.path.display());
+    if output.written() == 0 && stats.duplicates > 0 {
+        eprintln!(
+            "urltree extract: no output: {} of the pages are duplicates of pages the state at {} already holds (same URL key, same content), which are never emitted twice; a page comes out again when its content changes, or with a fresh --state",
+            stats.duplicates,
+            config.state.path.display()
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -53,18 +53,25 @@ impl PageContext<'_> {
             Ok(keyed) => keyed,
             Err(rejection) => return Ok(self.reject(input, rejection)),
         };
-        if admit::is_duplicate(txn, &branch, &key)? {
-            return Ok(Outcome::Duplicate {
-                url_key: key.key,
-                domain: key.domain,
-            });
-        }
+        let held = admit::held(txn, &branch, &key)?;
         let blocks = match admit::blocks(self.tokenizer, &page) {
             Ok(blocks) => blocks,
             Err(rejection) => return Ok(self.reject(input, rejection)),
         };
         let time_ms = learn::event_time_ms(&page, input.timestamp_ms);
         let learned = learn::fingerprint(&key, &branch, &blocks, time_ms);
+        if let Some((seq, old)) = held {
+            if admit::is_duplicate(&old, &learned.fp) {
+                return Ok(Outcome::Duplicate {
+                    url_key: key.key,
+                    domain: key.domain,
+                });
+            }
+            // A new version: the old one is forgotten exactly, the new one inserted below. The
+            // changelog's record of the new version replaces the old one's under the same key.
+            txn.forget(branch.root(), seq, &old)?;
+            self.stats.versions += 1;
+        }
         self.stats.forgotten += learn::learn(
             txn,
             branch.root(),

@@ -99,7 +99,7 @@ fn stream(
         let mut txn = store.begin();
         let page = admit::decode(&record(n, story), 1 << 20).unwrap();
         let (key, branch) = admit::key(&keyer(), DomainCheck::Verify, &page).unwrap();
-        assert!(!admit::is_duplicate(&mut txn, &branch, &key).unwrap());
+        assert!(admit::held(&mut txn, &branch, &key).unwrap().is_none());
         let blocks = admit::blocks(&mut tokenizer, &page).unwrap();
         let learned = learn::fingerprint(&key, &branch, &blocks, 0);
         let mut changes = Vec::new();
@@ -113,7 +113,9 @@ fn stream(
         )
         .unwrap();
         assert_eq!((forgotten, changes.len()), (0, 1));
-        assert!(admit::is_duplicate(&mut txn, &branch, &key).unwrap());
+        let (_, held) = admit::held(&mut txn, &branch, &key).unwrap().unwrap();
+        assert_eq!(held, learned.fp);
+        assert!(admit::is_duplicate(&held, &learned.fp));
         let evidence =
             lookup::look_up(&mut txn, classifier.as_ref(), &branch, &blocks, &learned).unwrap();
         let reasons = classify::classify(classifier.as_ref(), &blocks, &evidence);

@@ -14,6 +14,9 @@ pub struct Metrics {
     registry: Registry,
     /// Input records by outcome (`clean`, `duplicate`, `rejected`, `skipped` = already applied).
     pub pages: IntCounterVec,
+    /// Pages accepted as a new version of a URL key already held, its content changed (also
+    /// counted as `clean` in `pages`).
+    pub versions: IntCounter,
     /// Classified blocks by label (`content`, `boilerplate`).
     pub blocks: IntCounterVec,
     /// Seconds from a batch's hand-off to processing until its offset is committed, by stage
@@ -72,6 +75,10 @@ impl Metrics {
                 "urltree_pages_total",
                 "Input records by outcome.",
                 "outcome",
+            )?,
+            versions: IntCounter::new(
+                "urltree_page_versions_total",
+                "Pages accepted as a new version of a URL already held (also counted as clean).",
             )?,
             blocks: counter_vec(
                 "urltree_blocks_total",
@@ -192,6 +199,7 @@ impl Metrics {
         }
         let r = &m.registry;
         r.register(Box::new(m.pages.clone()))?;
+        r.register(Box::new(m.versions.clone()))?;
         r.register(Box::new(m.blocks.clone()))?;
         r.register(Box::new(m.batch_seconds.clone()))?;
         r.register(Box::new(m.input_bytes.clone()))?;
@@ -247,6 +255,7 @@ mod tests {
         for name in [
             "urltree_pages_total{outcome=\"clean\"} 0",
             "urltree_blocks_total{label=\"content\"} 0",
+            "urltree_page_versions_total 0",
             "urltree_batch_seconds_bucket{stage=\"total\"",
             "urltree_dead_letters_total{kind=\"bad-url\"} 0",
             "urltree_consumer_lag_records{partition=\"3\"} 7",

@@ -637,6 +637,7 @@ impl PartitionRun {
             (after.pages - before.pages).saturating_sub(oversized),
         );
         pages("duplicate", after.duplicates - before.duplicates);
+        metrics.versions.inc_by(after.versions - before.versions);
         pages("rejected", after.rejected - before.rejected + oversized);
         metrics
             .dead_letters
