@@ -221,6 +221,123 @@ fn extract_reads_a_directory_of_html_files() {
     assert!(clean[2]["blocks"].as_array().unwrap().len() >= 2);
 }
 
+/// `html` in `encoding`, as bytes.
+fn encoded(html: &str, encoding: &'static encoding_rs::Encoding) -> Vec<u8> {
+    encoding.encode(html).0.into_owned()
+}
+
+#[test]
+fn pages_are_decoded_in_the_encoding_they_declare_or_show() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site/news.example.ru");
+    std::fs::create_dir_all(&site).unwrap();
+    let russian = "<html><head><meta charset=\"windows-1251\"></head><body><p>Это статья на русском языке.</p></body></html>";
+    let japanese = "<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=Shift_JIS\"></head><body><p>日本語のニュース記事です。</p></body></html>";
+    let chinese =
+        "<html><body><p>这是一篇中文新闻文章。今天天气很好，我们去公园散步了。</p></body></html>";
+    std::fs::write(
+        site.join("a.html"),
+        encoded(russian, encoding_rs::WINDOWS_1251),
+    )
+    .unwrap();
+    std::fs::write(
+        site.join("b.html"),
+        encoded(japanese, encoding_rs::SHIFT_JIS),
+    )
+    .unwrap();
+    // A detector weighs the host's country: this page is served from China.
+    let cn = dir.path().join("site/news.example.cn");
+    std::fs::create_dir_all(&cn).unwrap();
+    std::fs::write(cn.join("c.html?id=3"), encoded(chinese, encoding_rs::GBK)).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(site.join("missing.html"), site.join("d.html")).unwrap();
+    std::fs::write(site.join("e #2.html"), "<p>Plain page.</p>").unwrap();
+    let out = dir.path().join("out.jsonl");
+    let result = success(bin().args([
+        "extract",
+        dir.path().join("site").to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--state",
+        dir.path().join("state").to_str().unwrap(),
+        "-q",
+    ]));
+    let clean = read_jsonl(&out);
+    let got: Vec<(&str, &str, &str, &str)> = clean
+        .iter()
+        .map(|r| {
+            (
+                r["url"].as_str().unwrap(),
+                r["text"].as_str().unwrap(),
+                r["encoding"]["name"].as_str().unwrap(),
+                r["encoding"]["source"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "http://news.example.cn/c.html?id=3",
+                "这是一篇中文新闻文章。今天天气很好，我们去公园散步了。",
+                "GBK",
+                "detected"
+            ),
+            (
+                "http://news.example.ru/a.html",
+                "Это статья на русском языке.",
+                "windows-1251",
+                "meta"
+            ),
+            (
+                "http://news.example.ru/b.html",
+                "日本語のニュース記事です。",
+                "Shift_JIS",
+                "meta"
+            ),
+            (
+                "http://news.example.ru/e%20%232.html",
+                "Plain page.",
+                "windows-1252",
+                "default"
+            ),
+        ]
+    );
+    // The dangling link is a dead letter; the run went on.
+    #[cfg(unix)]
+    {
+        let errors = read_jsonl(&dir.path().join("out.errors.jsonl"));
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0]["error"]["kind"], "unreadable");
+        assert_eq!(errors[0]["source"]["offset"], 4);
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        assert!(
+            stderr.contains("4 pages (0 new versions), 0 duplicates, 1 invalid"),
+            "{stderr}"
+        );
+    }
+
+    // The same bytes as a JSONL record without charset or headers.
+    let input = dir.path().join("in.jsonl");
+    let record = serde_json::json!({
+        "url": "http://ru.example.com/a",
+        "html_base64": base64::Engine::encode(&base64::engine::general_purpose::STANDARD, encoded(russian, encoding_rs::WINDOWS_1251)),
+    });
+    std::fs::write(&input, record.to_string()).unwrap();
+    let out = dir.path().join("out2.jsonl");
+    success(bin().args([
+        "extract",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--state",
+        dir.path().join("state2").to_str().unwrap(),
+    ]));
+    let clean = read_jsonl(&out);
+    assert_eq!(clean[0]["text"], "Это статья на русском языке.");
+    assert_eq!(clean[0]["encoding"]["name"], "windows-1251");
+}
+
 #[test]
 fn eval_and_bench_write_their_json() {
     let dir = tempfile::tempdir().unwrap();

@@ -10,7 +10,7 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use urltree::config::Config;
 use urltree::engine::{Engine, Input, Outcome};
-use urltree::local::{self, HtmlDir, InputKind, JsonlWriter, Line};
+use urltree::local::{self, DirEntry, HtmlDir, InputKind, JsonlWriter, Line};
 use urltree::record::{DeadLetter, ErrorKind, Source};
 
 #[derive(clap::Args, Debug)]
@@ -99,7 +99,7 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
         Ok(())
     };
 
-    let mut too_long = 0u64;
+    let (mut too_long, mut unreadable, mut skipped_files) = (0u64, 0u64, 0usize);
     match InputKind::of(&args.input) {
         InputKind::Jsonl(path) => {
             let mut input = local::open_jsonl(&path, config.input.max_record_bytes)
@@ -148,10 +148,32 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
         InputKind::HtmlDir(dir) => {
             let mut files = HtmlDir::open(&dir, args.base_url.clone())
                 .with_context(|| format!("listing {}", dir.display()))?;
+            skipped_files = files.skipped();
             let bar = progress_bar(show_progress, Some(files.len() as u64));
-            while let Some(next) = files.next_record() {
-                let (index, path, bytes) = next?;
-                pending.push((bytes, Source::line(&path.display().to_string(), index)));
+            while let Some(entry) = files.next_entry() {
+                let index = match entry {
+                    DirEntry::Record { index, path, bytes } => {
+                        pending.push((bytes, Source::line(&path.display().to_string(), index)));
+                        index
+                    }
+                    DirEntry::Unreadable { index, path, error } => {
+                        // Earlier files first, so the errors file stays in input order.
+                        flush(&mut pending, &mut engine, &mut output, &mut errors)?;
+                        unreadable += 1;
+                        let source = Source::line(&path.display().to_string(), index);
+                        let message = format!("cannot read {}: {error}", path.display());
+                        tracing::warn!(kind = "unreadable", "rejected: {message}");
+                        let dead = DeadLetter::new(
+                            ErrorKind::Unreadable,
+                            message,
+                            source,
+                            b"",
+                            config.output.dead_letter_payload_bytes,
+                        );
+                        errors.write(&dead).context("writing the errors file")?;
+                        index
+                    }
+                };
                 if pending.len() >= config.input.batch_size {
                     flush(&mut pending, &mut engine, &mut output, &mut errors)?;
                     bar.set_position(index);
@@ -173,7 +195,7 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
         stats.pages,
         stats.versions,
         stats.duplicates,
-        stats.rejected + too_long,
+        stats.rejected + too_long + unreadable,
         if blocks == 0 { 0.0 } else { 100.0 * stats.content_blocks as f64 / blocks as f64 },
         blocks,
         stats.pages as f64 / seconds,
@@ -195,6 +217,9 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
         );
     }
     eprintln!("  state:  {}", config.state.path.display());
+    if skipped_files > 0 {
+        eprintln!("  skipped: {skipped_files} files whose names do not end in .html or .htm");
+    }
     if output.written() == 0 && stats.duplicates > 0 {
         eprintln!(
             "urltree extract: no output: {} of the pages are duplicates of pages the state at {} already holds (same URL key, same content), which are never emitted twice; a page comes out again when its content changes, or with a fresh --state",

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use flate2::read::MultiGzDecoder;
 
-pub use html_dir::HtmlDir;
+pub use html_dir::{DirEntry, HtmlDir};
 pub use lines::{Line, LineReader};
 pub use writer::JsonlWriter;
 
