@@ -246,6 +246,58 @@ fn the_changelog_of_new_versions_rebuilds_the_same_state() {
 }
 
 #[test]
+fn an_event_time_far_in_the_future_is_clamped_and_forgets_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = Engine::open(&config(dir.path())).unwrap();
+    // 120 pages fetched over four weeks: more than min_keep, some forgotten by age already.
+    let pages: Vec<Vec<u8>> = (0..120).map(record).collect();
+    run(&mut engine, &pages);
+    let forgotten = engine.stats().forgotten;
+    let future = serde_json::to_vec(&serde_json::json!({
+        "url": "http://www.example-news.com/world/from-the-future.html",
+        "html": page(3),
+        "fetched_at": "9999-12-31T23:59:59Z",
+    }))
+    .unwrap();
+    let out = run(&mut engine, &[future]);
+    let record = clean(&out[0]);
+    assert_eq!(record.warnings.len(), 1, "{:?}", record.warnings);
+    assert!(
+        record.warnings[0].contains("9999-12-31T23:59:59Z"),
+        "{:?}",
+        record.warnings
+    );
+    assert_eq!(engine.stats().clamped_times, 1);
+    assert_eq!(
+        engine.stats().forgotten,
+        forgotten,
+        "retention must not trust the future time"
+    );
+    // The pages held before are still held: fetched again, they are duplicates.
+    let out = run(&mut engine, &pages[100..]);
+    assert!(
+        out.iter().all(|o| matches!(o, Outcome::Duplicate { .. })),
+        "{out:?}"
+    );
+    // With a record time, the reference is the record's time; a day of clock skew is tolerated.
+    let skewed = serde_json::to_vec(&serde_json::json!({
+        "url": "http://www.example-news.com/world/skewed.html",
+        "html": page(4),
+        "fetched_at": "2024-01-02T09:00:00Z",
+    }))
+    .unwrap();
+    let january_first = 1_704_103_200_000; // 2024-01-01T10:00:00Z
+    let inputs = [Input {
+        bytes: &skewed,
+        source: Source::line("test", 0),
+        timestamp_ms: Some(january_first),
+    }];
+    let out = engine.process_batch(&inputs, None).unwrap();
+    assert!(clean(&out[0]).warnings.is_empty());
+    assert_eq!(engine.stats().clamped_times, 1);
+}
+
+#[test]
 fn bad_records_are_rejected_and_the_batch_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let mut engine = Engine::open(&config(dir.path())).unwrap();

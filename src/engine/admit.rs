@@ -43,7 +43,7 @@ pub(super) fn key(
         .key(page.effective_url(), page.title.as_deref())
         .map_err(|e| Rejection::new(ErrorKind::BadUrl, e.to_string()))?;
     if let Some(claimed) = page.domain.as_deref() {
-        let claimed = claimed.trim().trim_end_matches('.').to_ascii_lowercase();
+        let claimed = claimed_domain(claimed);
         if claimed != key.domain {
             match domain_check {
                 DomainCheck::Verify => {
@@ -85,6 +85,17 @@ pub(super) fn blocks(tokenizer: &mut Tokenizer, page: &RawPage) -> Result<Vec<Bl
     tokenizer
         .blocks(page.html.as_bytes())
         .map_err(|e| Rejection::new(ErrorKind::BadHtml, e.to_string()))
+}
+
+/// A record's `domain` in the form of the key's: IDNA-normalized (`Bücher.de` is
+/// `xn--bcher-kva.de`), lower-case, without a trailing dot. A value that is no host name is only
+/// trimmed and lower-cased, and so disagrees with every URL.
+fn claimed_domain(claimed: &str) -> String {
+    let trimmed = claimed.trim().trim_end_matches('.');
+    match url::Host::parse(trimmed) {
+        Ok(url::Host::Domain(ascii)) => ascii,
+        _ => trimmed.to_lowercase(),
+    }
 }
 
 /// Puts a page whose record names another registrable domain under that domain: the URL's host

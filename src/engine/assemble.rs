@@ -82,6 +82,7 @@ pub(super) fn record(
         encoding: page.encoding,
         processed_at: processed_at(timestamp_ms, page.fetched_at, batch_started),
         source: source.clone(),
+        warnings: Vec::new(),
     };
     (record, tally)
 }

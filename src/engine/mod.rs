@@ -110,6 +110,8 @@ pub struct Stats {
     pub html_bytes: u64,
     /// Documents forgotten by retention.
     pub forgotten: u64,
+    /// Pages whose event time lay more than a day ahead of the record's time and was clamped.
+    pub clamped_times: u64,
 }
 
 /// The engine could not be built from its configuration.

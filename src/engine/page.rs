@@ -11,6 +11,16 @@ use crate::record::DeadLetter;
 use crate::state::{StateError, Txn};
 use crate::tree::{Classifier, Retention};
 use crate::urlkey::UrlKeyer;
+use time::format_description::well_known::Rfc3339;
+use time::OffsetDateTime;
+
+/// A time in milliseconds since the epoch as RFC 3339 (empty when out of range).
+fn rfc3339_ms(ms: i64) -> String {
+    OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
+        .ok()
+        .and_then(|t| t.format(&Rfc3339).ok())
+        .unwrap_or_default()
+}
 
 /// The engine's parts one batch works with.
 pub(super) struct PageContext<'e> {
@@ -58,7 +68,23 @@ impl PageContext<'_> {
             Ok(blocks) => blocks,
             Err(rejection) => return Ok(self.reject(input, rejection)),
         };
-        let time_ms = learn::event_time_ms(&page, input.timestamp_ms);
+        let (mut time_ms, clamped) = learn::event_time_ms(&page, input.timestamp_ms);
+        let mut warnings = Vec::new();
+        if clamped {
+            // An untrusted time ages nothing: it goes no further than the domain's newest.
+            let domain = txn.domain(branch.root())?;
+            if domain.held() > 0 {
+                time_ms = time_ms.min(domain.newest_ms);
+            }
+            self.stats.clamped_times += 1;
+            warnings.push(format!(
+                "event time {} is more than a day ahead of the record's time: {} used",
+                page.fetched_at
+                    .and_then(|t| t.format(&Rfc3339).ok())
+                    .unwrap_or_default(),
+                rfc3339_ms(time_ms),
+            ));
+        }
         let learned = learn::fingerprint(&key, &branch, &blocks, time_ms);
         if let Some((seq, old)) = held {
             if admit::is_duplicate(&old, &learned.fp) {
@@ -83,7 +109,7 @@ impl PageContext<'_> {
         let evidence = lookup::look_up(txn, self.classifier, &branch, &blocks, &learned)?;
         let reasons = classify::classify(self.classifier, &blocks, &evidence);
         self.stats.html_bytes += page.html.len() as u64;
-        let (record, tally) = assemble::record(
+        let (mut record, tally) = assemble::record(
             Classified {
                 page,
                 key,
@@ -98,6 +124,7 @@ impl PageContext<'_> {
             self.batch_started,
             self.output.blocks,
         );
+        record.warnings = warnings;
         self.stats.content_blocks += tally.content;
         self.stats.boilerplate_blocks += tally.boilerplate;
         Ok(Outcome::Clean(Box::new(record)))

@@ -72,6 +72,32 @@ fn key_checks_the_claimed_domain() {
 }
 
 #[test]
+fn a_unicode_domain_agrees_with_its_punycode_url() {
+    for (url, domain) in [
+        ("https://www.bücher.de/a", "bücher.de"),
+        ("https://www.xn--bcher-kva.de/a", "Bücher.DE."),
+        ("https://www.bücher.de/a", "xn--bcher-kva.de"),
+        ("http://例え.jp/x", "例え.jp"),
+    ] {
+        let bytes = serde_json::to_vec(&serde_json::json!({
+            "url": url, "domain": domain, "html": "<p>x</p>",
+        }))
+        .unwrap();
+        let page = admit::decode(&bytes, 1 << 20).unwrap();
+        let (key, _) = admit::key(&keyer(), DomainCheck::Verify, &page)
+            .unwrap_or_else(|r| panic!("{url} {domain}: {}", r.message));
+        assert!(key.domain.starts_with("xn--"), "{}", key.domain);
+    }
+    let bytes = serde_json::to_vec(&serde_json::json!({
+        "url": "https://www.bucher.de/a", "domain": "bücher.de", "html": "x",
+    }))
+    .unwrap();
+    let page = admit::decode(&bytes, 1 << 20).unwrap();
+    let rejection = admit::key(&keyer(), DomainCheck::Verify, &page).unwrap_err();
+    assert_eq!(rejection.kind, ErrorKind::DomainMismatch);
+}
+
+#[test]
 fn blocks_reject_a_page_over_the_limit() {
     let mut tokenizer = Tokenizer::new(ParseLimits {
         max_html_bytes: 64,

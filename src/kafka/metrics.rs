@@ -17,6 +17,8 @@ pub struct Metrics {
     /// Pages accepted as a new version of a URL key already held, its content changed (also
     /// counted as `clean` in `pages`).
     pub versions: IntCounter,
+    /// Pages whose event time lay more than a day ahead of the record's time, clamped.
+    pub clamped_times: IntCounter,
     /// Classified blocks by label (`content`, `boilerplate`).
     pub blocks: IntCounterVec,
     /// Seconds from a batch's hand-off to processing until its offset is committed, by stage
@@ -79,6 +81,10 @@ impl Metrics {
             versions: IntCounter::new(
                 "urltree_page_versions_total",
                 "Pages accepted as a new version of a URL already held (also counted as clean).",
+            )?,
+            clamped_times: IntCounter::new(
+                "urltree_event_time_clamped_total",
+                "Pages whose event time lay more than a day ahead of the record's time, clamped.",
             )?,
             blocks: counter_vec(
                 "urltree_blocks_total",
@@ -200,6 +206,7 @@ impl Metrics {
         let r = &m.registry;
         r.register(Box::new(m.pages.clone()))?;
         r.register(Box::new(m.versions.clone()))?;
+        r.register(Box::new(m.clamped_times.clone()))?;
         r.register(Box::new(m.blocks.clone()))?;
         r.register(Box::new(m.batch_seconds.clone()))?;
         r.register(Box::new(m.input_bytes.clone()))?;
@@ -256,6 +263,7 @@ mod tests {
             "urltree_pages_total{outcome=\"clean\"} 0",
             "urltree_blocks_total{label=\"content\"} 0",
             "urltree_page_versions_total 0",
+            "urltree_event_time_clamped_total 0",
             "urltree_batch_seconds_bucket{stage=\"total\"",
             "urltree_dead_letters_total{kind=\"bad-url\"} 0",
             "urltree_consumer_lag_records{partition=\"3\"} 7",

@@ -638,6 +638,9 @@ impl PartitionRun {
         );
         pages("duplicate", after.duplicates - before.duplicates);
         metrics.versions.inc_by(after.versions - before.versions);
+        metrics
+            .clamped_times
+            .inc_by(after.clamped_times - before.clamped_times);
         pages("rejected", after.rejected - before.rejected + oversized);
         metrics
             .dead_letters

@@ -69,4 +69,8 @@ pub struct CleanRecord {
     pub processed_at: String,
     /// Where the input came from.
     pub source: Source,
+    /// What was wrong with the input record and how it was mended (a clamped event time, a
+    /// dropped optional field); absent when nothing was.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
