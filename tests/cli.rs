@@ -428,3 +428,239 @@ fn config_is_printed_and_bad_config_is_a_clear_error() {
     let err = String::from_utf8_lossy(&result.stderr);
     assert!(err.contains("unknown heuristic"), "{err}");
 }
+
+/// `n` records of the sample, as JSONL lines.
+fn sample_lines(n: usize) -> Vec<Vec<u8>> {
+    urltree::corpus::load(&sample())
+        .unwrap()
+        .into_iter()
+        .take(n)
+        .map(|p| p.record)
+        .collect()
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+/// Runs `extract INPUT -o OUT` with a state of its own; returns the exit code and stderr.
+fn extract(dir: &Path, input: &Path, out: &Path, extra: &[&str]) -> (i32, String) {
+    let state = dir.join(format!(
+        "state-{}",
+        out.file_name().unwrap().to_string_lossy()
+    ));
+    let result = bin()
+        .args([
+            "extract",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .args(["--state", state.to_str().unwrap()])
+        .args(extra)
+        .output()
+        .unwrap();
+    (
+        result.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&result.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_read_error_keeps_every_complete_record_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = sample_lines(40);
+    let mut jsonl = lines.join(&b'\n');
+    jsonl.push(b'\n');
+    let gz = gzip(&jsonl);
+
+    // A truncated gzip file: every complete line before the cut comes out, then exit 2.
+    let truncated = dir.path().join("truncated.jsonl.gz");
+    std::fs::write(&truncated, &gz[..gz.len() * 2 / 3]).unwrap();
+    let mut readable = Vec::new();
+    let _ = std::io::Read::read_to_end(
+        &mut flate2::read::GzDecoder::new(&gz[..gz.len() * 2 / 3]),
+        &mut readable,
+    );
+    let complete = readable.iter().filter(|&&b| b == b'\n').count();
+    assert!(complete > 5 && complete < 40, "{complete}");
+    let out = dir.path().join("a.jsonl");
+    let (code, stderr) = extract(dir.path(), &truncated, &out, &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(read_jsonl(&out).len(), complete, "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "every complete record before it was processed ({complete} written to the output)"
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("after line"), "{stderr}");
+
+    // A valid gzip file followed by garbage: every record, then exit 2 naming the garbage.
+    let garbage = dir.path().join("garbage.jsonl.gz");
+    let mut bytes = gz.clone();
+    bytes.extend_from_slice(b"this is not gzip\n");
+    std::fs::write(&garbage, &bytes).unwrap();
+    let out = dir.path().join("b.jsonl");
+    let (code, stderr) = extract(dir.path(), &garbage, &out, &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(read_jsonl(&out).len(), 40, "{stderr}");
+    assert!(stderr.contains("no gzip member"), "{stderr}");
+
+    // Two members, as `cat a.gz b.gz` writes them, the first without a final newline: all read.
+    let two = dir.path().join("two.jsonl.gz");
+    let mut bytes = gzip(&lines[..10].join(&b'\n'));
+    bytes.extend_from_slice(&gzip(&[b"\n".to_vec(), lines[10..].join(&b'\n')].concat()));
+    std::fs::write(&two, &bytes).unwrap();
+    let out = dir.path().join("c.jsonl");
+    let (code, stderr) = extract(dir.path(), &two, &out, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(read_jsonl(&out).len(), 40, "{stderr}");
+}
+
+#[test]
+fn an_output_over_the_input_is_refused_and_a_missing_input_creates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    let content = sample_lines(3).join(&b'\n');
+    std::fs::write(&input, &content).unwrap();
+    let (code, stderr) = extract(dir.path(), &input, &input, &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("is the input: refusing to overwrite it"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read(&input).unwrap(),
+        content,
+        "the input is intact"
+    );
+    let spelled_otherwise = dir.path().join(".").join("in.jsonl");
+    let (code, _) = extract(dir.path(), &input, &spelled_otherwise, &[]);
+    assert_eq!(code, 2);
+    let out = dir.path().join("out.jsonl");
+    let (code, stderr) = extract(
+        dir.path(),
+        &input,
+        &out,
+        &["--errors", out.to_str().unwrap()],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("is the output"), "{stderr}");
+    assert!(!out.exists());
+
+    // A missing input: exit 2, one mention of the OS error, no state and no output created.
+    let missing = dir.path().join("missing.jsonl");
+    let out = dir.path().join("never.jsonl");
+    let (code, stderr) = extract(dir.path(), &missing, &out, &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(
+        stderr.matches("No such file or directory").count(),
+        1,
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("missing.jsonl").count(), 1, "{stderr}");
+    assert!(!out.exists());
+    assert!(!dir.path().join("state-never.jsonl").exists());
+}
+
+#[test]
+fn exit_codes_say_whether_records_were_dead_lettered_under_strict() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("bad.jsonl");
+    std::fs::write(
+        &input,
+        "{broken\n{\"url\":\"mailto:x@example.org\",\"html\":\"x\"}\n",
+    )
+    .unwrap();
+    let (code, stderr) = extract(dir.path(), &input, &dir.path().join("a.jsonl"), &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stderr) = extract(
+        dir.path(),
+        &input,
+        &dir.path().join("b.jsonl"),
+        &["--strict"],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("2 invalid"), "{stderr}");
+    let good = dir.path().join("good.jsonl");
+    std::fs::write(&good, sample_lines(2).join(&b'\n')).unwrap();
+    let (code, stderr) = extract(
+        dir.path(),
+        &good,
+        &dir.path().join("c.jsonl"),
+        &["--strict"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    // A usage error is 2.
+    let result = bin().args(["extract", "--no-such-flag"]).output().unwrap();
+    assert_eq!(result.status.code(), Some(2));
+}
+
+#[test]
+fn quiet_silences_per_record_warnings_not_the_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("bad.jsonl");
+    std::fs::write(&input, "{broken\n").unwrap();
+    let (_, loud) = extract(dir.path(), &input, &dir.path().join("a.jsonl"), &[]);
+    assert!(loud.contains("rejected (invalid-json)"), "{loud}");
+    let (_, quiet) = extract(dir.path(), &input, &dir.path().join("b.jsonl"), &["-q"]);
+    assert!(!quiet.contains("rejected"), "{quiet}");
+    assert!(quiet.contains("1 invalid"), "{quiet}");
+}
+
+#[test]
+fn one_html_file_or_html_on_stdin_with_its_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("page.html");
+    let html = "<html><body><p>One page of its own, with a paragraph of text.</p></body></html>";
+    std::fs::write(&page, html).unwrap();
+    let out = dir.path().join("a.jsonl");
+    let (code, stderr) = extract(
+        dir.path(),
+        &page,
+        &out,
+        &["--url", "https://www.example.com/news/page.html"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let clean = read_jsonl(&out);
+    assert_eq!(clean.len(), 1);
+    assert_eq!(clean[0]["url"], "https://www.example.com/news/page.html");
+    assert!(clean[0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("One page of its own"));
+    // Without a URL the file is not taken for JSONL: the error says what to give.
+    let (code, stderr) = extract(dir.path(), &page, &dir.path().join("b.jsonl"), &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("give its URL with --url"), "{stderr}");
+    // HTML on stdin.
+    let out = dir.path().join("c.jsonl");
+    let mut child = bin()
+        .args([
+            "extract",
+            "-",
+            "-o",
+            out.to_str().unwrap(),
+            "--url",
+            "http://example.org/x",
+        ])
+        .args(["--state", dir.path().join("stdin-state").to_str().unwrap()])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), html.as_bytes()).unwrap();
+    drop(child.stdin.take());
+    let result = child.wait_with_output().unwrap();
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let clean = read_jsonl(&out);
+    assert_eq!(clean[0]["domain"], "example.org");
+}

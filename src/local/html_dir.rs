@@ -134,10 +134,7 @@ impl HtmlDir {
 
     fn record(&self, path: &Path) -> io::Result<Vec<u8>> {
         let bytes = std::fs::read(path)?;
-        let url = self.url_of(path);
-        let encoded = base64::engine::general_purpose::STANDARD.encode(&bytes);
-        let record = serde_json::json!({ "url": url, "html_base64": encoded });
-        serde_json::to_vec(&record).map_err(io::Error::other)
+        Ok(html_record(&self.url_of(path), &bytes))
     }
 
     /// The URL of a file under the root (see the type's documentation).
@@ -174,8 +171,17 @@ impl HtmlDir {
     }
 }
 
+/// The raw-html record of one page's bytes: `url` and `html_base64`, no charset, so the engine
+/// decodes the bytes as it decodes any page.
+pub fn html_record(url: &str, bytes: &[u8]) -> Vec<u8> {
+    let encoded = base64::engine::general_purpose::STANDARD.encode(bytes);
+    let record = serde_json::json!({ "url": url, "html_base64": encoded });
+    // A JSON object of two strings always serializes.
+    serde_json::to_vec(&record).unwrap_or_default()
+}
+
 /// Whether a file name is an HTML page's: `.html`/`.htm` at its end or before its first `?`.
-fn is_html_name(path: &Path) -> bool {
+pub fn is_html_name(path: &Path) -> bool {
     let Some(name) = path.file_name() else {
         return false;
     };
