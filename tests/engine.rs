@@ -317,7 +317,7 @@ fn bad_records_are_rejected_and_the_batch_goes_on() {
             ErrorKind::DomainMismatch,
         ),
         (
-            br#"{"url":"http://a.example.org/","html":"x","fetched_at":"soon"}"#.to_vec(),
+            br#"{"url":["http://a.example.org/"],"html":"x"}"#.to_vec(),
             ErrorKind::InvalidField,
         ),
     ];
@@ -336,6 +336,15 @@ fn bad_records_are_rejected_and_the_batch_goes_on() {
     }
     assert!(matches!(out.last().unwrap(), Outcome::Clean(_)));
     assert_eq!(engine.stats().rejected, bad.len() as u64);
+    // A bad optional field costs the field, not the page.
+    let out = run(
+        &mut engine,
+        &[br#"{"url":"http://a.example.org/","html":"<p>Kept</p>","fetched_at":"soon","title":7}"#.to_vec()],
+    );
+    let kept = clean(&out[0]);
+    assert_eq!(kept.text, "Kept");
+    assert_eq!(kept.warnings.len(), 2, "{:?}", kept.warnings);
+    assert_eq!(engine.stats().dropped_fields, 2);
 }
 
 #[test]

@@ -374,6 +374,12 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
     if skipped_files > 0 {
         eprintln!("  skipped: {skipped_files} files whose names do not end in .html or .htm");
     }
+    if stats.dropped_fields > 0 {
+        eprintln!(
+            "  {} optional fields of the wrong type dropped (the pages were kept)",
+            stats.dropped_fields
+        );
+    }
     if stats.clamped_times > 0 {
         eprintln!(
             "  {} pages had an event time more than a day ahead: clamped",

@@ -112,6 +112,9 @@ pub struct Stats {
     pub forgotten: u64,
     /// Pages whose event time lay more than a day ahead of the record's time and was clamped.
     pub clamped_times: u64,
+    /// Optional fields dropped from accepted pages for their type or value (named in the
+    /// output's `warnings`).
+    pub dropped_fields: u64,
 }
 
 /// The engine could not be built from its configuration.

@@ -55,7 +55,7 @@ impl PageContext<'_> {
         txn: &mut Txn<'_>,
         input: &Input<'_>,
     ) -> Result<Outcome, StateError> {
-        let page = match admit::decode(input.bytes, self.max_record_bytes) {
+        let mut page = match admit::decode(input.bytes, self.max_record_bytes) {
             Ok(page) => page,
             Err(rejection) => return Ok(self.reject(input, rejection)),
         };
@@ -69,7 +69,8 @@ impl PageContext<'_> {
             Err(rejection) => return Ok(self.reject(input, rejection)),
         };
         let (mut time_ms, clamped) = learn::event_time_ms(&page, input.timestamp_ms);
-        let mut warnings = Vec::new();
+        let mut warnings = std::mem::take(&mut page.warnings);
+        self.stats.dropped_fields += warnings.len() as u64;
         if clamped {
             // An untrusted time ages nothing: it goes no further than the domain's newest.
             let domain = txn.domain(branch.root())?;

@@ -19,6 +19,8 @@ pub struct Metrics {
     pub versions: IntCounter,
     /// Pages whose event time lay more than a day ahead of the record's time, clamped.
     pub clamped_times: IntCounter,
+    /// Optional fields dropped from accepted pages for their type or value.
+    pub dropped_fields: IntCounter,
     /// Classified blocks by label (`content`, `boilerplate`).
     pub blocks: IntCounterVec,
     /// Seconds from a batch's hand-off to processing until its offset is committed, by stage
@@ -85,6 +87,10 @@ impl Metrics {
             clamped_times: IntCounter::new(
                 "urltree_event_time_clamped_total",
                 "Pages whose event time lay more than a day ahead of the record's time, clamped.",
+            )?,
+            dropped_fields: IntCounter::new(
+                "urltree_dropped_fields_total",
+                "Optional fields dropped from accepted pages for their type or value.",
             )?,
             blocks: counter_vec(
                 "urltree_blocks_total",
@@ -207,6 +213,7 @@ impl Metrics {
         r.register(Box::new(m.pages.clone()))?;
         r.register(Box::new(m.versions.clone()))?;
         r.register(Box::new(m.clamped_times.clone()))?;
+        r.register(Box::new(m.dropped_fields.clone()))?;
         r.register(Box::new(m.blocks.clone()))?;
         r.register(Box::new(m.batch_seconds.clone()))?;
         r.register(Box::new(m.input_bytes.clone()))?;
@@ -264,6 +271,7 @@ mod tests {
             "urltree_blocks_total{label=\"content\"} 0",
             "urltree_page_versions_total 0",
             "urltree_event_time_clamped_total 0",
+            "urltree_dropped_fields_total 0",
             "urltree_batch_seconds_bucket{stage=\"total\"",
             "urltree_dead_letters_total{kind=\"bad-url\"} 0",
             "urltree_consumer_lag_records{partition=\"3\"} 7",

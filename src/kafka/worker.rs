@@ -641,6 +641,9 @@ impl PartitionRun {
         metrics
             .clamped_times
             .inc_by(after.clamped_times - before.clamped_times);
+        metrics
+            .dropped_fields
+            .inc_by(after.dropped_fields - before.dropped_fields);
         pages("rejected", after.rejected - before.rejected + oversized);
         metrics
             .dead_letters

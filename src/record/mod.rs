@@ -8,6 +8,7 @@
 pub mod charset;
 pub mod clean;
 pub mod dead_letter;
+mod fields;
 pub mod raw;
 pub mod source;
 mod wire;

@@ -6,6 +6,7 @@ use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
 use super::charset::{self, Declared, EncodingInfo};
+use super::fields;
 use super::wire::Wire;
 use super::ErrorKind;
 
@@ -71,6 +72,8 @@ pub struct RawPage {
     pub encoding: EncodingInfo,
     /// When the crawler fetched the page.
     pub fetched_at: Option<OffsetDateTime>,
+    /// Optional fields dropped for their type or value, each named with the reason.
+    pub warnings: Vec<String>,
     /// The registrable domain the producer keyed the record by, when given.
     pub domain: Option<String>,
 }
@@ -85,15 +88,18 @@ impl RawPage {
     }
 
     /// Decodes one JSON record of at most `max_record_bytes`; never panics on arbitrary bytes.
+    /// A UTF-8 byte-order mark before the record is skipped. An optional field of the wrong type
+    /// (or a `fetched_at` that is not RFC 3339) is dropped and named in `warnings`.
     pub fn decode(bytes: &[u8], max_record_bytes: usize) -> Result<RawPage, RecordError> {
         check_size(bytes, max_record_bytes)?;
+        let bytes = skip_bom(bytes);
         // The one-pass reader takes well-formed records; serde_json judges the rest, so errors
         // are serde_json's own.
-        let wire = match Wire::parse(bytes) {
-            Some(wire) => wire,
+        let (wire, warnings) = match Wire::parse(bytes) {
+            Some(wire) => (wire, Vec::new()),
             None => decode_wire_with_serde(bytes)?,
         };
-        RawPage::from_wire(wire)
+        RawPage::from_wire(wire, warnings)
     }
 
     /// [`RawPage::decode`] with serde_json reading every record: the reference it must equal.
@@ -103,11 +109,12 @@ impl RawPage {
         max_record_bytes: usize,
     ) -> Result<RawPage, RecordError> {
         check_size(bytes, max_record_bytes)?;
-        RawPage::from_wire(decode_wire_with_serde(bytes)?)
+        let (wire, warnings) = decode_wire_with_serde(skip_bom(bytes))?;
+        RawPage::from_wire(wire, warnings)
     }
 
     /// Validates the record's fields.
-    fn from_wire(wire: Wire) -> Result<RawPage, RecordError> {
+    fn from_wire(wire: Wire, mut warnings: Vec<String>) -> Result<RawPage, RecordError> {
         let url = wire
             .url
             .filter(|u| !u.trim().is_empty())
@@ -132,12 +139,14 @@ impl RawPage {
         };
         let fetched_at = match wire.fetched_at.as_deref().map(str::trim) {
             None | Some("") => None,
-            Some(text) => Some(OffsetDateTime::parse(text, &Rfc3339).map_err(|e| {
-                RecordError::InvalidField {
-                    field: "fetched_at",
-                    reason: format!("{text:?} is not RFC 3339: {e}"),
+            Some(text) => match OffsetDateTime::parse(text, &Rfc3339) {
+                Ok(time) => Some(time),
+                Err(e) => {
+                    let why = format!("{text:?} is not RFC 3339 (a time with its offset): {e}");
+                    warnings.push(fields::dropped("fetched_at", &why));
+                    None
                 }
-            })?),
+            },
         };
         Ok(RawPage {
             url,
@@ -147,8 +156,14 @@ impl RawPage {
             encoding,
             fetched_at,
             domain: wire.domain.filter(|d| !d.trim().is_empty()),
+            warnings,
         })
     }
+}
+
+/// The record without a UTF-8 byte-order mark in front (editors on some systems write one).
+fn skip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
 }
 
 /// A record over `max_record_bytes` is refused before any parsing.
@@ -162,16 +177,13 @@ fn check_size(bytes: &[u8], max_record_bytes: usize) -> Result<(), RecordError> 
     Ok(())
 }
 
-/// The record's fields as serde_json reads them, or its error as a [`RecordError`].
-fn decode_wire_with_serde(bytes: &[u8]) -> Result<Wire, RecordError> {
-    serde_json::from_slice(bytes).map_err(|e| match e.classify() {
-        // Well-formed JSON of the wrong shape: name the field problem, not the syntax.
-        serde_json::error::Category::Data => RecordError::InvalidField {
-            field: "record",
-            reason: e.to_string(),
-        },
-        _ => RecordError::InvalidJson(e.to_string()),
-    })
+/// The record's fields as serde_json reads them; when a field has the wrong type, as
+/// [`fields::read`] reads them (optional ones dropped with a warning).
+fn decode_wire_with_serde(bytes: &[u8]) -> Result<(Wire, Vec<String>), RecordError> {
+    match serde_json::from_slice(bytes) {
+        Ok(wire) => Ok((wire, Vec::new())),
+        Err(_) => fields::read(bytes),
+    }
 }
 
 /// The bytes of a base64 text as crawlers write it: the standard or the URL-safe alphabet, with or
@@ -248,10 +260,60 @@ mod tests {
             decode(r#"{"url":5,"html":"x"}"#).unwrap_err().kind(),
             ErrorKind::InvalidField
         );
-        let e =
-            decode(r#"{"url":"http://a.com","html":"x","fetched_at":"yesterday"}"#).unwrap_err();
-        assert_eq!(e.kind(), ErrorKind::InvalidField);
-        assert!(e.to_string().contains("fetched_at"));
+        let e = decode(r#"{"url":5,"html":"x"}"#).unwrap_err().to_string();
+        assert!(e.contains("`url`"), "the message names the field: {e}");
+    }
+
+    #[test]
+    fn bad_optional_fields_are_dropped_and_the_page_kept() {
+        for (record, field) in [
+            (
+                r#"{"url":"http://a.com","html":"x","fetched_at":"yesterday"}"#,
+                "fetched_at",
+            ),
+            (
+                r#"{"url":"http://a.com","html":"x","fetched_at":"2024-05-01T10:00:00"}"#,
+                "fetched_at",
+            ),
+            (
+                r#"{"url":"http://a.com","html":"x","title":{"en":"T"}}"#,
+                "title",
+            ),
+            (
+                r#"{"url":"http://a.com","html":"x","headers":"text/html"}"#,
+                "headers",
+            ),
+            (
+                r#"{"url":"http://a.com","html":"x","headers":{"Age":3}}"#,
+                "headers",
+            ),
+            (
+                r#"{"url":"http://a.com","html":"x","response_url":false}"#,
+                "response_url",
+            ),
+        ] {
+            let page = decode(record).unwrap_or_else(|e| panic!("{record}: {e}"));
+            assert_eq!(page.html, "x");
+            assert_eq!(page.warnings.len(), 1, "{record}");
+            assert!(
+                page.warnings[0].starts_with(&format!("field `{field}`")),
+                "{:?}",
+                page.warnings
+            );
+            assert!(page.warnings[0].ends_with("dropped"), "{:?}", page.warnings);
+        }
+        let page =
+            decode(r#"{"url":"http://a.com","html":"x","fetched_at":"2024-05-01T10:00:00Z"}"#)
+                .unwrap();
+        assert!(page.fetched_at.is_some() && page.warnings.is_empty());
+    }
+
+    #[test]
+    fn a_byte_order_mark_before_a_record_is_skipped() {
+        let record = b"\xEF\xBB\xBF{\"url\":\"http://a.com\",\"html\":\"<p>x</p>\"}";
+        let page = RawPage::decode(record, 1 << 20).unwrap();
+        assert_eq!(page.html, "<p>x</p>");
+        assert!(page.warnings.is_empty());
     }
 
     #[test]
