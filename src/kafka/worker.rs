@@ -127,6 +127,23 @@ pub enum OpenError {
         /// What happened.
         detail: String,
     },
+    /// The changelog topic is missing or has fewer partitions than the input, so some
+    /// partitions' documents have no changelog partition to go to.
+    #[error(
+        "the changelog topic {changelog:?} has {found} partitions, the input topic {input:?} {needed}: \
+         create the changelog with {needed} partitions (input partition N writes to changelog \
+         partition N) and cleanup.policy=compact"
+    )]
+    Changelog {
+        /// The changelog topic.
+        changelog: String,
+        /// Its partitions (0 when it does not exist).
+        found: usize,
+        /// The input topic.
+        input: String,
+        /// The input's partitions.
+        needed: usize,
+    },
 }
 
 /// A running partition worker.
