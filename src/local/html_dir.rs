@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 
+use crate::urlkey::{push_escaped, Component};
+
 /// The HTML files under a directory, in path order, turned into raw-html records.
 ///
 /// A file is HTML when its name ends in `.html` or `.htm`, or when the part before a `?` does
@@ -161,11 +163,11 @@ impl HtmlDir {
         };
         for component in components.iter().chain(std::iter::once(&name)) {
             url.push('/');
-            push_encoded(&mut url, component, false);
+            push_escaped(component, Component::Path, &mut url);
         }
         if let Some(query) = query {
             url.push('?');
-            push_encoded(&mut url, query, true);
+            push_escaped(query, Component::Query, &mut url);
         }
         url
     }
@@ -207,40 +209,6 @@ fn split_query(name: &[u8]) -> (&[u8], Option<&[u8]>) {
         query.strip_suffix(b".html").unwrap_or(query)
     };
     (segment, Some(query))
-}
-
-/// Appends `bytes` percent-encoded for a URL path segment (or a query, which keeps `/`, `?`,
-/// `=` and `&`): unreserved characters and sub-delimiters stay, everything else (space, `#`, `%`,
-/// non-ASCII bytes) becomes `%XX`.
-fn push_encoded(out: &mut String, bytes: &[u8], query: bool) {
-    for &b in bytes {
-        let keep = b.is_ascii_alphanumeric()
-            || matches!(
-                b,
-                b'-' | b'.'
-                    | b'_'
-                    | b'~'
-                    | b'!'
-                    | b'$'
-                    | b'&'
-                    | b'\''
-                    | b'('
-                    | b')'
-                    | b'*'
-                    | b'+'
-                    | b','
-                    | b';'
-                    | b'='
-                    | b':'
-                    | b'@'
-            )
-            || (query && matches!(b, b'/' | b'?'));
-        if keep {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
 }
 
 #[cfg(test)]

@@ -101,6 +101,18 @@ pub(crate) fn push_normalized(input: &str, component: Component, out: &mut Strin
     }
 }
 
+/// Appends `bytes` to `out` with every byte that `component` does not allow raw percent-encoded,
+/// `%` included: for names that hold no escapes of their own, like file names.
+pub(crate) fn push_escaped(bytes: &[u8], component: Component, out: &mut String) {
+    for &b in bytes {
+        if is_raw(b, component) {
+            out.push(char::from(b));
+        } else {
+            push_escape(out, b);
+        }
+    }
+}
+
 /// Whether the normalized parameter name `name` equals `wanted` after percent-decoding, ASCII case ignored.
 pub(crate) fn name_matches(name: &str, wanted: &str) -> bool {
     name_compare(name, wanted, false)
@@ -272,6 +284,16 @@ mod tests {
         assert_eq!(norm("a=b?c/d", Component::Query), "a=b?c/d");
         assert_eq!(norm("/ü", Component::Path), "/%C3%BC");
         assert_eq!(norm("x=%26%3d", Component::Query), "x=%26%3D");
+    }
+
+    #[test]
+    fn escaping_takes_percent_literally() {
+        let mut out = String::new();
+        push_escaped("a b#1 100%41ü".as_bytes(), Component::Path, &mut out);
+        assert_eq!(out, "a%20b%231%20100%2541%C3%BC");
+        let mut out = String::new();
+        push_escaped(b"t=7&f=/2?", Component::Query, &mut out);
+        assert_eq!(out, "t=7&f=/2?");
     }
 
     #[test]
