@@ -78,11 +78,12 @@ impl PageContext<'_> {
                 time_ms = time_ms.min(domain.newest_ms);
             }
             self.stats.clamped_times += 1;
+            let claimed = match page.fetched_at {
+                Some(t) => t.format(&Rfc3339).unwrap_or_default(),
+                None => input.timestamp_ms.map(rfc3339_ms).unwrap_or_default(),
+            };
             warnings.push(format!(
-                "event time {} is more than a day ahead of the record's time: {} used",
-                page.fetched_at
-                    .and_then(|t| t.format(&Rfc3339).ok())
-                    .unwrap_or_default(),
+                "event time {claimed} is more than a day ahead of the record's time: {} used",
                 rfc3339_ms(time_ms),
             ));
         }

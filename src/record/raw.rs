@@ -93,8 +93,8 @@ impl RawPage {
     pub fn decode(bytes: &[u8], max_record_bytes: usize) -> Result<RawPage, RecordError> {
         check_size(bytes, max_record_bytes)?;
         let bytes = skip_bom(bytes);
-        // The one-pass reader takes well-formed records; serde_json judges the rest, so errors
-        // are serde_json's own.
+        // The one-pass reader takes well-formed records; serde_json reads the rest, member by
+        // member where a field has the wrong type, so syntax errors are serde_json's own.
         let (wire, warnings) = match Wire::parse(bytes) {
             Some(wire) => (wire, Vec::new()),
             None => decode_wire_with_serde(bytes)?,
