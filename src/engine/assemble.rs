@@ -109,8 +109,10 @@ pub(super) fn record(
         canonical_url,
         site_name: meta.site_name,
         fetched_at: page.fetched_at.and_then(|t| t.format(&Rfc3339).ok()),
+        encoding: page.encoding,
         processed_at: processed_at(timestamp_ms, page.fetched_at, batch_started),
         source: source.clone(),
+        warnings: Vec::new(),
     };
     (record, tally)
 }

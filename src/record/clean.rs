@@ -1,6 +1,6 @@
 //! The clean-text output record.
 
-use super::Source;
+use super::{EncodingInfo, Source};
 use crate::lang::Language;
 use crate::tree::Label;
 
@@ -88,10 +88,17 @@ pub struct CleanRecord {
     /// When the crawler fetched the page (RFC 3339), when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fetched_at: Option<String>,
+    /// The encoding the page's bytes were decoded from and how it was chosen (`text` when the
+    /// record carried the page as JSON text).
+    pub encoding: EncodingInfo,
     /// The input record's time (RFC 3339), so a replayed input yields the identical record: the
     /// Kafka record timestamp (the epoch when it has none); for local files the page's
     /// `fetched_at`, else the wall clock of the batch.
     pub processed_at: String,
     /// Where the input came from.
     pub source: Source,
+    /// What was wrong with the input record and how it was mended (a clamped event time, a
+    /// dropped optional field); absent when nothing was.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
