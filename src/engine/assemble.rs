@@ -32,8 +32,7 @@ pub(super) struct Tally {
 
 /// The clean-text record: the content blocks joined by blank lines (by a line break between parts
 /// of one `<pre>`), rendered as Markdown, with its language and per-block detail as `output` asks,
-/// the model
-/// that decided, and the record's times and source.
+/// the page's metadata, the model that decided, and the record's times and source.
 pub(super) fn record(
     classified: Classified<'_>,
     source: &Source,
