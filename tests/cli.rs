@@ -429,6 +429,55 @@ fn config_is_printed_and_bad_config_is_a_clear_error() {
     assert!(err.contains("unknown heuristic"), "{err}");
 }
 
+#[test]
+fn extract_markdown_keeps_the_sample_code_listing_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.jsonl");
+    let state = dir.path().join("state");
+    success(bin().args([
+        "extract",
+        sample().to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--state",
+        state.to_str().unwrap(),
+        "--markdown",
+        "-q",
+    ]));
+    let clean = read_jsonl(&out);
+    // The sample's first page, "Creating a Library": its listing line for line, indented.
+    let page = &clean[0];
+    let listing = "pub fn public_function() {\n    println!(\"called rary's `public_function()`\");\n}\n\nfn private_function() {";
+    assert!(page["text"].as_str().unwrap().contains(listing), "{page}");
+    let markdown = page["markdown"].as_str().unwrap();
+    assert!(
+        markdown.contains("\n\n```shell\n$ rustc --crate-type=lib rary.rs\n"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains(&format!("```rust\n{listing}")),
+        "{markdown}"
+    );
+    assert!(markdown.contains("`--crate-name`"), "{markdown}");
+    assert_eq!(page["lang"]["code"], "en");
+    assert!(page["description"]
+        .as_str()
+        .unwrap()
+        .starts_with("Rust by Example"));
+    // Without the flag there is no markdown.
+    let plain = dir.path().join("plain.jsonl");
+    success(bin().args([
+        "extract",
+        sample().to_str().unwrap(),
+        "-o",
+        plain.to_str().unwrap(),
+        "--state",
+        dir.path().join("state2").to_str().unwrap(),
+        "-q",
+    ]));
+    assert!(read_jsonl(&plain)[0].get("markdown").is_none());
+}
+
 /// `n` records of the sample, as JSONL lines.
 fn sample_lines(n: usize) -> Vec<Vec<u8>> {
     urltree::corpus::load(&sample())

@@ -42,6 +42,9 @@ pub struct Args {
     /// Include per-block detail (text, label, count, reason) in every output record.
     #[arg(long)]
     blocks: bool,
+    /// Include the content rendered as Markdown (overrides `[output] markdown`).
+    #[arg(long)]
+    markdown: bool,
     /// Base URL for a directory input (default: the first path component is the host).
     #[arg(long)]
     base_url: Option<String>,
@@ -226,6 +229,9 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
     }
     if args.blocks {
         config.output.blocks = true;
+    }
+    if args.markdown {
+        config.output.markdown = true;
     }
     if args.trust_record_domain {
         config.input.domain_check = urltree::config::DomainCheck::TrustRecord;

@@ -68,6 +68,7 @@ impl PageContext<'_> {
             Ok(blocks) => blocks,
             Err(rejection) => return Ok(self.reject(input, rejection)),
         };
+        let meta = self.tokenizer.take_meta();
         let (mut time_ms, clamped) = learn::event_time_ms(&page, input.timestamp_ms);
         let mut warnings = std::mem::take(&mut page.warnings);
         self.stats.dropped_fields += warnings.len() as u64;
@@ -120,11 +121,12 @@ impl PageContext<'_> {
                 evidence: &evidence,
                 reasons: &reasons,
                 heuristic: self.classifier.heuristic(),
+                meta,
             },
             &input.source,
             input.timestamp_ms,
             self.batch_started,
-            self.output.blocks,
+            self.output,
         );
         record.warnings = warnings;
         self.stats.content_blocks += tally.content;

@@ -4,7 +4,7 @@ use super::admit::{self, Rejection};
 use super::assemble::{self, Classified};
 use super::{classify, learn, lookup};
 use crate::blocks::{ParseLimits, Tokenizer};
-use crate::config::DomainCheck;
+use crate::config::{DomainCheck, OutputOptions};
 use crate::record::{ErrorKind, Source};
 use crate::state::{StateOptions, Store};
 use crate::tree::{classifier, Heuristic, Label, Reason, Retention};
@@ -154,11 +154,16 @@ fn stream(
                 evidence: &evidence,
                 reasons: &reasons,
                 heuristic,
+                meta: tokenizer.take_meta(),
             },
             &Source::line("test", n as u64),
             None,
             "2025-03-01T12:00:00Z",
-            true,
+            &OutputOptions {
+                blocks: true,
+                markdown: true,
+                ..OutputOptions::default()
+            },
         );
         assert_eq!(
             (tally.content + tally.boilerplate) as usize,
@@ -166,6 +171,9 @@ fn stream(
             "every block is tallied once"
         );
         assert_eq!(record.blocks.as_ref().map(Vec::len), Some(blocks.len()));
+        // The Markdown holds the same content, the headline marked as one.
+        let markdown = record.markdown.clone().unwrap();
+        assert_eq!(markdown.replace("# ", ""), record.text);
         txn.commit().unwrap();
         last = Some((
             blocks.iter().map(|b| b.text.clone()).collect(),
