@@ -78,6 +78,10 @@ impl Default for InputConfig {
 pub struct OutputOptions {
     /// Include per-block detail (`blocks`) in every record.
     pub blocks: bool,
+    /// Include the content blocks rendered as Markdown (`markdown`) in every record.
+    pub markdown: bool,
+    /// Include the language of the main text (`lang`) in every record.
+    pub lang: bool,
     /// Bytes of the original record kept in a dead letter.
     pub dead_letter_payload_bytes: usize,
 }
@@ -86,6 +90,8 @@ impl Default for OutputOptions {
     fn default() -> Self {
         OutputOptions {
             blocks: false,
+            markdown: false,
+            lang: true,
             dead_letter_payload_bytes: 64 << 10,
         }
     }

@@ -175,6 +175,8 @@ pub struct Evaluation {
     pub report: RunReport,
     /// Pages skipped as duplicates (not emitted, so not scored).
     pub duplicates: u64,
+    /// Pages emitted as a new version of a URL key already held (scored like any other page).
+    pub versions: u64,
     /// Pages rejected (scored as an empty extraction).
     pub rejected: u64,
 }
@@ -229,6 +231,7 @@ pub fn evaluate(
     Ok(Evaluation {
         report: acc.finish(&heuristic.to_string()),
         duplicates,
+        versions: engine.stats().versions,
         rejected,
     })
 }

@@ -79,7 +79,7 @@ fn extract_sends_bad_lines_to_the_errors_file_and_goes_on() {
     let stderr = String::from_utf8_lossy(&result.stderr);
     assert!(result.status.success(), "{stderr}");
     assert!(
-        stderr.contains("3 pages, 1 duplicates, 3 invalid"),
+        stderr.contains("3 pages (0 new versions), 1 duplicates, 3 invalid"),
         "{stderr}"
     );
 
@@ -114,7 +114,7 @@ fn a_second_run_keeps_learning_from_the_first() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
     let run = |input: &Path, out: &Path| {
-        success(bin().args([
+        let result = success(bin().args([
             "extract",
             input.to_str().unwrap(),
             "-o",
@@ -123,21 +123,30 @@ fn a_second_run_keeps_learning_from_the_first() {
             state.to_str().unwrap(),
             "-q",
         ]));
-        read_jsonl(out)
+        (
+            read_jsonl(out),
+            String::from_utf8_lossy(&result.stderr).into_owned(),
+        )
     };
-    let first = run(&sample(), &dir.path().join("a.jsonl"));
+    let (first, _) = run(&sample(), &dir.path().join("a.jsonl"));
     assert_eq!(first.len(), 200);
     assert_eq!(first[0]["model"]["cold_start"], true);
-    // Same input again: every page is now a duplicate.
-    let again = run(&sample(), &dir.path().join("b.jsonl"));
+    // Same input again: every page is now a duplicate, and the run says why its output is empty.
+    let (again, stderr) = run(&sample(), &dir.path().join("b.jsonl"));
     assert!(again.is_empty());
+    assert!(stderr.contains("200 duplicates"), "{stderr}");
+    assert!(
+        stderr.contains("no output: 200 of the pages are duplicates of pages the state at"),
+        "{stderr}"
+    );
     // A new page of the same site is classified with all 200 pages behind it.
     let new_page = dir.path().join("new.jsonl");
-    let mut rec: Value =
+    let first_record: Value =
         serde_json::from_str(&String::from_utf8(flate2_first_line(&sample())).unwrap()).unwrap();
+    let mut rec = first_record.clone();
     rec["url"] = Value::String("https://doc.rust-lang.org/1.63.0/book/ch99-00-new.html".into());
     std::fs::write(&new_page, rec.to_string()).unwrap();
-    let third = run(&new_page, &dir.path().join("c.jsonl"));
+    let (third, _) = run(&new_page, &dir.path().join("c.jsonl"));
     assert_eq!(third.len(), 1);
     assert!(
         third[0]["model"]["support"].as_u64().unwrap() >= 5,
@@ -145,6 +154,32 @@ fn a_second_run_keeps_learning_from_the_first() {
         third[0]["model"]
     );
     assert_eq!(third[0]["model"]["cold_start"], false);
+    // The first page re-fetched after an update is a new version: emitted with its new text.
+    let updated = dir.path().join("updated.jsonl");
+    let mut rec = first_record;
+    let html = rec["html"].as_str().unwrap().replacen(
+        "<main>",
+        "<main><p>This page was revised with a paragraph that no other page has.</p>",
+        1,
+    );
+    assert_ne!(
+        html,
+        rec["html"].as_str().unwrap(),
+        "the sample page has a <main>"
+    );
+    rec["html"] = Value::String(html);
+    std::fs::write(&updated, rec.to_string()).unwrap();
+    let (fourth, stderr) = run(&updated, &dir.path().join("d.jsonl"));
+    assert_eq!(fourth.len(), 1, "{stderr}");
+    assert_eq!(fourth[0]["url_key"], first[0]["url_key"]);
+    assert!(fourth[0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("revised with a paragraph"));
+    assert!(
+        stderr.contains("1 pages (1 new versions), 0 duplicates"),
+        "{stderr}"
+    );
 }
 
 fn flate2_first_line(path: &Path) -> Vec<u8> {
@@ -184,6 +219,123 @@ fn extract_reads_a_directory_of_html_files() {
     assert_eq!(clean[0]["url"], "http://www.example.net/blog/post0.html");
     assert_eq!(clean[0]["domain"], "example.net");
     assert!(clean[2]["blocks"].as_array().unwrap().len() >= 2);
+}
+
+/// `html` in `encoding`, as bytes.
+fn encoded(html: &str, encoding: &'static encoding_rs::Encoding) -> Vec<u8> {
+    encoding.encode(html).0.into_owned()
+}
+
+#[test]
+fn pages_are_decoded_in_the_encoding_they_declare_or_show() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site/news.example.ru");
+    std::fs::create_dir_all(&site).unwrap();
+    let russian = "<html><head><meta charset=\"windows-1251\"></head><body><p>Это статья на русском языке.</p></body></html>";
+    let japanese = "<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=Shift_JIS\"></head><body><p>日本語のニュース記事です。</p></body></html>";
+    let chinese =
+        "<html><body><p>这是一篇中文新闻文章。今天天气很好，我们去公园散步了。</p></body></html>";
+    std::fs::write(
+        site.join("a.html"),
+        encoded(russian, encoding_rs::WINDOWS_1251),
+    )
+    .unwrap();
+    std::fs::write(
+        site.join("b.html"),
+        encoded(japanese, encoding_rs::SHIFT_JIS),
+    )
+    .unwrap();
+    // A detector weighs the host's country: this page is served from China.
+    let cn = dir.path().join("site/news.example.cn");
+    std::fs::create_dir_all(&cn).unwrap();
+    std::fs::write(cn.join("c.html?id=3"), encoded(chinese, encoding_rs::GBK)).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(site.join("missing.html"), site.join("d.html")).unwrap();
+    std::fs::write(site.join("e #2.html"), "<p>Plain page.</p>").unwrap();
+    let out = dir.path().join("out.jsonl");
+    let result = success(bin().args([
+        "extract",
+        dir.path().join("site").to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--state",
+        dir.path().join("state").to_str().unwrap(),
+        "-q",
+    ]));
+    let clean = read_jsonl(&out);
+    let got: Vec<(&str, &str, &str, &str)> = clean
+        .iter()
+        .map(|r| {
+            (
+                r["url"].as_str().unwrap(),
+                r["text"].as_str().unwrap(),
+                r["encoding"]["name"].as_str().unwrap(),
+                r["encoding"]["source"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "http://news.example.cn/c.html?id=3",
+                "这是一篇中文新闻文章。今天天气很好，我们去公园散步了。",
+                "GBK",
+                "detected"
+            ),
+            (
+                "http://news.example.ru/a.html",
+                "Это статья на русском языке.",
+                "windows-1251",
+                "meta"
+            ),
+            (
+                "http://news.example.ru/b.html",
+                "日本語のニュース記事です。",
+                "Shift_JIS",
+                "meta"
+            ),
+            (
+                "http://news.example.ru/e%20%232.html",
+                "Plain page.",
+                "windows-1252",
+                "default"
+            ),
+        ]
+    );
+    // The dangling link is a dead letter; the run went on.
+    #[cfg(unix)]
+    {
+        let errors = read_jsonl(&dir.path().join("out.errors.jsonl"));
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0]["error"]["kind"], "unreadable");
+        assert_eq!(errors[0]["source"]["offset"], 4);
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        assert!(
+            stderr.contains("4 pages (0 new versions), 0 duplicates, 1 invalid"),
+            "{stderr}"
+        );
+    }
+
+    // The same bytes as a JSONL record without charset or headers.
+    let input = dir.path().join("in.jsonl");
+    let record = serde_json::json!({
+        "url": "http://ru.example.com/a",
+        "html_base64": base64::Engine::encode(&base64::engine::general_purpose::STANDARD, encoded(russian, encoding_rs::WINDOWS_1251)),
+    });
+    std::fs::write(&input, record.to_string()).unwrap();
+    let out = dir.path().join("out2.jsonl");
+    success(bin().args([
+        "extract",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--state",
+        dir.path().join("state2").to_str().unwrap(),
+    ]));
+    let clean = read_jsonl(&out);
+    assert_eq!(clean[0]["text"], "Это статья на русском языке.");
+    assert_eq!(clean[0]["encoding"]["name"], "windows-1251");
 }
 
 #[test]
@@ -327,4 +479,289 @@ fn config_is_printed_and_bad_config_is_a_clear_error() {
     assert_eq!(result.status.code(), Some(2));
     let err = String::from_utf8_lossy(&result.stderr);
     assert!(err.contains("unknown heuristic"), "{err}");
+}
+
+#[test]
+fn extract_markdown_keeps_the_sample_code_listing_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.jsonl");
+    let state = dir.path().join("state");
+    success(bin().args([
+        "extract",
+        sample().to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--state",
+        state.to_str().unwrap(),
+        "--markdown",
+        "-q",
+    ]));
+    let clean = read_jsonl(&out);
+    // The sample's first page, "Creating a Library": its listing line for line, indented.
+    let page = &clean[0];
+    let listing = "pub fn public_function() {\n    println!(\"called rary's `public_function()`\");\n}\n\nfn private_function() {";
+    assert!(page["text"].as_str().unwrap().contains(listing), "{page}");
+    let markdown = page["markdown"].as_str().unwrap();
+    assert!(
+        markdown.contains("\n\n```shell\n$ rustc --crate-type=lib rary.rs\n"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains(&format!("```rust\n{listing}")),
+        "{markdown}"
+    );
+    assert!(markdown.contains("`--crate-name`"), "{markdown}");
+    assert_eq!(page["lang"]["code"], "en");
+    assert!(page["description"]
+        .as_str()
+        .unwrap()
+        .starts_with("Rust by Example"));
+    // Without the flag there is no markdown.
+    let plain = dir.path().join("plain.jsonl");
+    success(bin().args([
+        "extract",
+        sample().to_str().unwrap(),
+        "-o",
+        plain.to_str().unwrap(),
+        "--state",
+        dir.path().join("state2").to_str().unwrap(),
+        "-q",
+    ]));
+    assert!(read_jsonl(&plain)[0].get("markdown").is_none());
+}
+
+/// `n` records of the sample, as JSONL lines.
+fn sample_lines(n: usize) -> Vec<Vec<u8>> {
+    urltree::corpus::load(&sample())
+        .unwrap()
+        .into_iter()
+        .take(n)
+        .map(|p| p.record)
+        .collect()
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+/// Runs `extract INPUT -o OUT` with a state of its own; returns the exit code and stderr.
+fn extract(dir: &Path, input: &Path, out: &Path, extra: &[&str]) -> (i32, String) {
+    let state = dir.join(format!(
+        "state-{}",
+        out.file_name().unwrap().to_string_lossy()
+    ));
+    let result = bin()
+        .args([
+            "extract",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .args(["--state", state.to_str().unwrap()])
+        .args(extra)
+        .output()
+        .unwrap();
+    (
+        result.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&result.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_read_error_keeps_every_complete_record_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = sample_lines(40);
+    let mut jsonl = lines.join(&b'\n');
+    jsonl.push(b'\n');
+    let gz = gzip(&jsonl);
+
+    // A truncated gzip file: every complete line before the cut comes out, then exit 2.
+    let truncated = dir.path().join("truncated.jsonl.gz");
+    std::fs::write(&truncated, &gz[..gz.len() * 2 / 3]).unwrap();
+    let mut readable = Vec::new();
+    let _ = std::io::Read::read_to_end(
+        &mut flate2::read::GzDecoder::new(&gz[..gz.len() * 2 / 3]),
+        &mut readable,
+    );
+    let complete = readable.iter().filter(|&&b| b == b'\n').count();
+    assert!(complete > 5 && complete < 40, "{complete}");
+    let out = dir.path().join("a.jsonl");
+    let (code, stderr) = extract(dir.path(), &truncated, &out, &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(read_jsonl(&out).len(), complete, "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "every complete record before it was processed ({complete} written to the output)"
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("after line"), "{stderr}");
+
+    // A valid gzip file followed by garbage: every record, then exit 2 naming the garbage.
+    let garbage = dir.path().join("garbage.jsonl.gz");
+    let mut bytes = gz.clone();
+    bytes.extend_from_slice(b"this is not gzip\n");
+    std::fs::write(&garbage, &bytes).unwrap();
+    let out = dir.path().join("b.jsonl");
+    let (code, stderr) = extract(dir.path(), &garbage, &out, &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(read_jsonl(&out).len(), 40, "{stderr}");
+    assert!(stderr.contains("no gzip member"), "{stderr}");
+
+    // Two members, as `cat a.gz b.gz` writes them, the first without a final newline: all read.
+    let two = dir.path().join("two.jsonl.gz");
+    let mut bytes = gzip(&lines[..10].join(&b'\n'));
+    bytes.extend_from_slice(&gzip(&[b"\n".to_vec(), lines[10..].join(&b'\n')].concat()));
+    std::fs::write(&two, &bytes).unwrap();
+    let out = dir.path().join("c.jsonl");
+    let (code, stderr) = extract(dir.path(), &two, &out, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(read_jsonl(&out).len(), 40, "{stderr}");
+}
+
+#[test]
+fn an_output_over_the_input_is_refused_and_a_missing_input_creates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    let content = sample_lines(3).join(&b'\n');
+    std::fs::write(&input, &content).unwrap();
+    let (code, stderr) = extract(dir.path(), &input, &input, &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("is the input: refusing to overwrite it"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read(&input).unwrap(),
+        content,
+        "the input is intact"
+    );
+    let spelled_otherwise = dir.path().join(".").join("in.jsonl");
+    let (code, _) = extract(dir.path(), &input, &spelled_otherwise, &[]);
+    assert_eq!(code, 2);
+    let out = dir.path().join("out.jsonl");
+    let (code, stderr) = extract(
+        dir.path(),
+        &input,
+        &out,
+        &["--errors", out.to_str().unwrap()],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("is the output"), "{stderr}");
+    assert!(!out.exists());
+
+    // A missing input: exit 2, one mention of the OS error, no state and no output created.
+    let missing = dir.path().join("missing.jsonl");
+    let out = dir.path().join("never.jsonl");
+    let (code, stderr) = extract(dir.path(), &missing, &out, &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(
+        stderr.matches("No such file or directory").count(),
+        1,
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("missing.jsonl").count(), 1, "{stderr}");
+    assert!(!out.exists());
+    assert!(!dir.path().join("state-never.jsonl").exists());
+}
+
+#[test]
+fn exit_codes_say_whether_records_were_dead_lettered_under_strict() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("bad.jsonl");
+    std::fs::write(
+        &input,
+        "{broken\n{\"url\":\"mailto:x@example.org\",\"html\":\"x\"}\n",
+    )
+    .unwrap();
+    let (code, stderr) = extract(dir.path(), &input, &dir.path().join("a.jsonl"), &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stderr) = extract(
+        dir.path(),
+        &input,
+        &dir.path().join("b.jsonl"),
+        &["--strict"],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("2 invalid"), "{stderr}");
+    let good = dir.path().join("good.jsonl");
+    std::fs::write(&good, sample_lines(2).join(&b'\n')).unwrap();
+    let (code, stderr) = extract(
+        dir.path(),
+        &good,
+        &dir.path().join("c.jsonl"),
+        &["--strict"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    // A usage error is 2.
+    let result = bin().args(["extract", "--no-such-flag"]).output().unwrap();
+    assert_eq!(result.status.code(), Some(2));
+}
+
+#[test]
+fn quiet_silences_per_record_warnings_not_the_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("bad.jsonl");
+    std::fs::write(&input, "{broken\n").unwrap();
+    let (_, loud) = extract(dir.path(), &input, &dir.path().join("a.jsonl"), &[]);
+    assert!(loud.contains("rejected (invalid-json)"), "{loud}");
+    let (_, quiet) = extract(dir.path(), &input, &dir.path().join("b.jsonl"), &["-q"]);
+    assert!(!quiet.contains("rejected"), "{quiet}");
+    assert!(quiet.contains("1 invalid"), "{quiet}");
+}
+
+#[test]
+fn one_html_file_or_html_on_stdin_with_its_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("page.html");
+    let html = "<html><body><p>One page of its own, with a paragraph of text.</p></body></html>";
+    std::fs::write(&page, html).unwrap();
+    let out = dir.path().join("a.jsonl");
+    let (code, stderr) = extract(
+        dir.path(),
+        &page,
+        &out,
+        &["--url", "https://www.example.com/news/page.html"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let clean = read_jsonl(&out);
+    assert_eq!(clean.len(), 1);
+    assert_eq!(clean[0]["url"], "https://www.example.com/news/page.html");
+    assert!(clean[0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("One page of its own"));
+    // Without a URL the file is not taken for JSONL: the error says what to give.
+    let (code, stderr) = extract(dir.path(), &page, &dir.path().join("b.jsonl"), &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("give its URL with --url"), "{stderr}");
+    // HTML on stdin.
+    let out = dir.path().join("c.jsonl");
+    let mut child = bin()
+        .args([
+            "extract",
+            "-",
+            "-o",
+            out.to_str().unwrap(),
+            "--url",
+            "http://example.org/x",
+        ])
+        .args(["--state", dir.path().join("stdin-state").to_str().unwrap()])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), html.as_bytes()).unwrap();
+    drop(child.stdin.take());
+    let result = child.wait_with_output().unwrap();
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let clean = read_jsonl(&out);
+    assert_eq!(clean[0]["domain"], "example.org");
 }

@@ -119,6 +119,184 @@ fn duplicates_are_counted_not_inserted() {
     assert_eq!(engine.stats().duplicates, 2);
 }
 
+/// Page `n`'s record with another page's content: a re-fetch of `n` after the site changed it.
+fn refetch(n: usize, content: usize) -> Vec<u8> {
+    serde_json::to_vec(&serde_json::json!({
+        "url": format!("http://www.example-news.com/world/story{n}.html"),
+        "title": format!("Story {n}"),
+        "html": page(content),
+        "fetched_at": "2024-02-01T10:00:00Z",
+    }))
+    .unwrap()
+}
+
+#[test]
+fn a_changed_page_is_a_new_version_that_replaces_the_old_one_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = config(dir.path());
+    c.retention.max_docs = 3;
+    c.retention.min_keep = 1;
+    c.retention.max_age_secs = 10 * 365 * 24 * 3600;
+    let mut engine = Engine::open(&c).unwrap();
+    // 0, 1, 2 new; 1 again with 2's words changed to 7's: a new version, emitted with its new text.
+    let out = run(
+        &mut engine,
+        &[record(0), record(1), record(2), refetch(1, 7)],
+    );
+    let version = clean(&out[3]);
+    assert!(version.text.contains("story hotel"), "{}", version.text);
+    assert_eq!(version.url_key, "http://example-news.com/world/story1.html");
+    let stats = engine.stats();
+    assert_eq!((stats.pages, stats.versions, stats.duplicates), (4, 1, 0));
+    // The tree holds 0, 2 and the new 1, as if the old 1 had never been: the same state as a
+    // fresh run of those three pages in that order.
+    let fresh_dir = tempfile::tempdir().unwrap();
+    let mut fresh_config = config(fresh_dir.path());
+    fresh_config.retention = c.retention;
+    let mut fresh = Engine::open(&fresh_config).unwrap();
+    run(&mut fresh, &[record(0), record(2), refetch(1, 7)]);
+    engine.store().compact().unwrap();
+    fresh.store().compact().unwrap();
+    assert_eq!(
+        engine.store().dump().unwrap(),
+        fresh.store().dump().unwrap()
+    );
+    // Retention forgets in arrival order, skipping the old version's place: 0 goes, then 2,
+    // then the new 1.
+    run(&mut engine, &[record(3), record(4)]);
+    run(&mut fresh, &[record(3), record(4)]);
+    engine.store().compact().unwrap();
+    fresh.store().compact().unwrap();
+    assert_eq!(
+        engine.store().dump().unwrap(),
+        fresh.store().dump().unwrap()
+    );
+    assert_eq!(engine.store().dump().unwrap().docs.len(), 3);
+    // The same content fetched again is a duplicate; so is a re-fetch whose only change is in
+    // numbers and scripts (block identity ignores digits).
+    let out = run(&mut engine, &[refetch(1, 7), refetch(1, 17)]);
+    assert!(matches!(out[0], Outcome::Duplicate { .. }), "{:?}", out[0]);
+    assert!(matches!(out[1], Outcome::Duplicate { .. }), "{:?}", out[1]);
+    assert_eq!(engine.stats().versions, 1);
+    assert_eq!(engine.stats().duplicates, 2);
+}
+
+#[test]
+fn the_changelog_of_new_versions_rebuilds_the_same_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = config(dir.path());
+    c.retention.max_docs = 4;
+    c.retention.min_keep = 1;
+    c.retention.max_age_secs = 10 * 365 * 24 * 3600;
+    let mut engine = Engine::open(&c).unwrap();
+    // Versions within a batch and across batches, an eviction of a replaced page's successor.
+    let stream: Vec<Vec<Vec<u8>>> = vec![
+        vec![
+            record(0),
+            record(1),
+            refetch(1, 5),
+            record(2),
+            refetch(0, 6),
+        ],
+        vec![
+            refetch(1, 8),
+            record(3),
+            record(4),
+            refetch(1, 8),
+            refetch(4, 9),
+        ],
+    ];
+    let mut changelog = Vec::new();
+    let mut offset = 0i64;
+    for batch in &stream {
+        let inputs: Vec<Input<'_>> = batch
+            .iter()
+            .map(|bytes| {
+                offset += 1;
+                Input::new(bytes, Source::line("in", offset as u64))
+            })
+            .collect();
+        engine
+            .process_batch_then(&inputs, Some(("in", offset as u64 + 1)), |_, changes| {
+                changelog.extend_from_slice(changes);
+                Ok::<(), std::convert::Infallible>(())
+            })
+            .unwrap();
+    }
+    assert_eq!(engine.stats().versions, 4);
+    assert_eq!(engine.stats().forgotten, 1);
+    // A new version is one record under its page's key, never a tombstone: the tombstones are
+    // retention's alone.
+    let tombstones = changelog.iter().filter(|c| c.fingerprint.is_none()).count();
+    assert_eq!(tombstones as u64, engine.stats().forgotten);
+    let mut rebuild = urltree::state::Rebuild::new(offset as u64 + 1);
+    for change in &changelog {
+        assert!(rebuild.push(&change.key, change.fingerprint.as_deref(), change.offset));
+    }
+    let restored_dir = tempfile::tempdir().unwrap();
+    let restored = urltree::state::Store::open(&urltree::state::StateOptions {
+        path: restored_dir.path().to_owned(),
+        ..Default::default()
+    })
+    .unwrap();
+    rebuild.apply(&restored, "in", 2).unwrap();
+    engine.store().compact().unwrap();
+    restored.compact().unwrap();
+    assert_eq!(restored.dump().unwrap(), engine.store().dump().unwrap());
+}
+
+#[test]
+fn an_event_time_far_in_the_future_is_clamped_and_forgets_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut engine = Engine::open(&config(dir.path())).unwrap();
+    // 120 pages fetched over four weeks: more than min_keep, some forgotten by age already.
+    let pages: Vec<Vec<u8>> = (0..120).map(record).collect();
+    run(&mut engine, &pages);
+    let forgotten = engine.stats().forgotten;
+    let future = serde_json::to_vec(&serde_json::json!({
+        "url": "http://www.example-news.com/world/from-the-future.html",
+        "html": page(3),
+        "fetched_at": "9999-12-31T23:59:59Z",
+    }))
+    .unwrap();
+    let out = run(&mut engine, &[future]);
+    let record = clean(&out[0]);
+    assert_eq!(record.warnings.len(), 1, "{:?}", record.warnings);
+    assert!(
+        record.warnings[0].contains("9999-12-31T23:59:59Z"),
+        "{:?}",
+        record.warnings
+    );
+    assert_eq!(engine.stats().clamped_times, 1);
+    assert_eq!(
+        engine.stats().forgotten,
+        forgotten,
+        "retention must not trust the future time"
+    );
+    // The pages held before are still held: fetched again, they are duplicates.
+    let out = run(&mut engine, &pages[100..]);
+    assert!(
+        out.iter().all(|o| matches!(o, Outcome::Duplicate { .. })),
+        "{out:?}"
+    );
+    // With a record time, the reference is the record's time; a day of clock skew is tolerated.
+    let skewed = serde_json::to_vec(&serde_json::json!({
+        "url": "http://www.example-news.com/world/skewed.html",
+        "html": page(4),
+        "fetched_at": "2024-01-02T09:00:00Z",
+    }))
+    .unwrap();
+    let january_first = 1_704_103_200_000; // 2024-01-01T10:00:00Z
+    let inputs = [Input {
+        bytes: &skewed,
+        source: Source::line("test", 0),
+        timestamp_ms: Some(january_first),
+    }];
+    let out = engine.process_batch(&inputs, None).unwrap();
+    assert!(clean(&out[0]).warnings.is_empty());
+    assert_eq!(engine.stats().clamped_times, 1);
+}
+
 #[test]
 fn bad_records_are_rejected_and_the_batch_goes_on() {
     let dir = tempfile::tempdir().unwrap();
@@ -139,7 +317,7 @@ fn bad_records_are_rejected_and_the_batch_goes_on() {
             ErrorKind::DomainMismatch,
         ),
         (
-            br#"{"url":"http://a.example.org/","html":"x","fetched_at":"soon"}"#.to_vec(),
+            br#"{"url":["http://a.example.org/"],"html":"x"}"#.to_vec(),
             ErrorKind::InvalidField,
         ),
     ];
@@ -158,6 +336,15 @@ fn bad_records_are_rejected_and_the_batch_goes_on() {
     }
     assert!(matches!(out.last().unwrap(), Outcome::Clean(_)));
     assert_eq!(engine.stats().rejected, bad.len() as u64);
+    // A bad optional field costs the field, not the page.
+    let out = run(
+        &mut engine,
+        &[br#"{"url":"http://a.example.org/","html":"<p>Kept</p>","fetched_at":"soon","title":7}"#.to_vec()],
+    );
+    let kept = clean(&out[0]);
+    assert_eq!(kept.text, "Kept");
+    assert_eq!(kept.warnings.len(), 2, "{:?}", kept.warnings);
+    assert_eq!(engine.stats().dropped_fields, 2);
 }
 
 #[test]

@@ -1038,6 +1038,11 @@ fn trial_pages() -> Vec<(String, Vec<u8>)> {
 /// A config file for the `urltree` binary against `broker`, with a small retention so evictions
 /// (changelog tombstones) happen.
 fn binary_config(broker: &Broker, dir: &Path, group: &str, http_port: u16) -> PathBuf {
+    binary_config_at(&broker.addr, dir, group, http_port)
+}
+
+/// [`binary_config`] for the brokers at `brokers`.
+fn binary_config_at(brokers: &str, dir: &Path, group: &str, http_port: u16) -> PathBuf {
     let path = dir.join(format!("{group}.toml"));
     std::fs::write(
         &path,
@@ -1072,7 +1077,6 @@ changelog = "{CHANGELOG}"
 "heartbeat.interval.ms" = 500
 "#,
             state = dir.join("state").display(),
-            brokers = broker.addr,
         ),
     )
     .unwrap();
@@ -1840,4 +1844,78 @@ fn documented_configs_create_their_kafka_clients() {
             .create::<BaseConsumer>()
             .unwrap_or_else(|e| panic!("{origin}: changelog reader: {e}"));
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_changelog_with_fewer_partitions_than_the_input_is_refused() {
+    let broker = start_broker();
+    broker
+        .create_topics(&[(INPUT, 2), (OUTPUT, 2), (DLQ, 1), (CHANGELOG, 1)])
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    for (changelog, found) in [(CHANGELOG, 1), ("no-such-changelog", 0)] {
+        let mut config = worker_config(&broker, &dir.path().join(changelog), changelog);
+        config.kafka.topics.changelog = changelog.into();
+        let running = Running::start(config).await;
+        let result = tokio::time::timeout(Duration::from_secs(60), running.task)
+            .await
+            .expect("the worker must refuse to run")
+            .unwrap();
+        let message = result
+            .expect_err("a changelog it cannot write to")
+            .to_string();
+        assert!(
+            message.contains(&format!(
+                "the changelog topic \"{changelog}\" has {found} partitions, the input topic \"{INPUT}\" 2"
+            )),
+            "{message}"
+        );
+        assert!(
+            message.contains("create the changelog with 2 partitions"),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+fn an_unreachable_broker_is_logged_with_backoff_and_readyz_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let nowhere = format!("127.0.0.1:{}", free_port());
+    let http = free_port();
+    let config = binary_config_at(&nowhere, dir.path(), "unreachable", http);
+    let mut child = worker_command(&config)
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let body = loop {
+        if let Some((503, body)) = common::get(http, "/readyz") {
+            if body.contains("no Kafka broker reachable") {
+                break body;
+            }
+        }
+        assert!(Instant::now() < deadline, "/readyz never said why");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    // Long enough for hundreds of lines at the rate librdkafka reports the failure.
+    std::thread::sleep(Duration::from_secs(6));
+    common::signal(child.id(), "-TERM");
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let _ = child.wait();
+    let failures = stderr
+        .lines()
+        .filter(|l| l.contains("Connection refused") || l.contains("brokers are down"))
+        .count();
+    assert!(
+        (1..=12).contains(&failures),
+        "{failures} lines of broker failures:\n{stderr}\n/readyz: {body}"
+    );
 }

@@ -72,6 +72,7 @@ fn pipeline_records_validate() {
     let mut config = Config::default();
     config.state.path = dir.path().to_owned();
     config.output.blocks = true;
+    config.output.markdown = true;
     let mut engine = Engine::open(&config).unwrap();
     let raw_schema = validator("raw-html.v1.schema.json");
     let clean_schema = validator("clean-text.v1.schema.json");

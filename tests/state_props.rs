@@ -83,9 +83,25 @@ fn insert_all(store: &Store, pages: &[Page], batch: usize) {
         let mut txn = store.begin();
         for (j, page) in chunk.iter().enumerate() {
             let fp = page.fingerprint((i * 100 + j) as i64);
-            if !txn.seen(page.domain_id(), &fp.url_key).unwrap() {
+            if txn.held(page.domain_id(), &fp.url_key).unwrap().is_none() {
                 txn.insert(page.domain_id(), &fp).unwrap();
             }
+        }
+        txn.commit().unwrap();
+    }
+}
+
+/// Inserts pages at the given event times in batches of `batch`, each replacing the document its
+/// URL key holds (a new version): the old one forgotten, the new one inserted.
+fn replace_all(store: &Store, pages: &[(Page, i64)], batch: usize) {
+    for chunk in pages.chunks(batch.max(1)) {
+        let mut txn = store.begin();
+        for (page, time) in chunk {
+            let fp = page.fingerprint(*time);
+            if let Some((seq, old)) = txn.held(page.domain_id(), &fp.url_key).unwrap() {
+                txn.forget(page.domain_id(), seq, &old).unwrap();
+            }
+            txn.insert(page.domain_id(), &fp).unwrap();
         }
         txn.commit().unwrap();
     }
@@ -231,6 +247,53 @@ proptest! {
     }
 }
 
+proptest! {
+    // Two stores and four dumps a case: fewer cases keep the test within seconds of CPU time.
+    #![proptest_config(ProptestConfig { cases: 12, .. ProptestConfig::default() })]
+
+    #[test]
+    fn new_versions_equal_a_stream_of_the_last_versions(pages in prop::collection::vec(page_strategy(), 1..40),
+                                                        batch in 1usize..8, keep in 1usize..6) {
+        // Few URL keys, so pages come back as new versions within and across batches.
+        let pages: Vec<(Page, i64)> = pages
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| (Page { id: p.id % 5, ..p }, i as i64))
+            .collect();
+        let (_d1, versions) = open();
+        replace_all(&versions, &pages, batch);
+        // The reference never saw a replaced version: each key's last version, in arrival order.
+        let last: Vec<(Page, i64)> = pages
+            .iter()
+            .enumerate()
+            .filter(|(i, (p, _))| {
+                !pages[i + 1..].iter().any(|(q, _)| q.domain == p.domain && q.id == p.id)
+            })
+            .map(|(_, page)| page.clone())
+            .collect();
+        let (_d2, reference) = open();
+        replace_all(&reference, &last, batch);
+        prop_assert_eq!(dump(&versions), dump(&reference));
+        // Retention then forgets in the same order in both, skipping the replaced versions' places,
+        // down to nothing.
+        let domains: Vec<NodeId> = DOMAINS
+            .iter()
+            .map(|name| Branch::from_names(vec![(*name).to_owned()]).root())
+            .collect();
+        for &domain in &domains {
+            let held = { versions.begin().domain(domain).unwrap().held() } as usize;
+            let forget = held.saturating_sub(keep);
+            forget_domain_docs(&versions, domain, forget, batch);
+            forget_domain_docs(&reference, domain, forget, batch);
+        }
+        prop_assert_eq!(dump(&versions), dump(&reference));
+        for &domain in &domains {
+            forget_domain_docs(&versions, domain, keep + 1, batch);
+        }
+        prop_assert_eq!(dump(&versions), StateDump::default());
+    }
+}
+
 #[test]
 fn reads_see_the_pending_batch_and_commit_is_atomic() {
     let (_dir, store) = open();
@@ -259,7 +322,10 @@ fn reads_see_the_pending_batch_and_commit_is_atomic() {
             vec![1, 1],
             "each distinct element path counts once per page"
         );
-        assert!(txn.seen(page.domain_id(), &fp.url_key).unwrap());
+        assert_eq!(
+            txn.held(page.domain_id(), &fp.url_key).unwrap(),
+            Some((0, fp.clone()))
+        );
         // Dropped without commit: nothing reaches the database.
     }
     assert_eq!(dump(&store), StateDump::default());

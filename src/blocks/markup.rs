@@ -19,6 +19,8 @@ pub(crate) struct TagToken<'a> {
     pub name: &'a [u8],
     /// True when the tag ends with `/>`.
     pub self_closing: bool,
+    /// The start tag's text after its name, up to and including its `>` (its attributes).
+    pub attrs: &'a [u8],
     /// True for an `<a>` start tag with an `href` attribute (a link, not a named anchor).
     pub href: bool,
     /// What the start tag's `class`, `role` and `itemprop` attributes say of its content.
@@ -272,6 +274,7 @@ pub(crate) fn scan_markup<'a>(run: &'a [u8], mut on_tag: impl FnMut(TagToken<'a>
                         end: false,
                         name,
                         self_closing,
+                        attrs: run.get(lt + 1 + name.len()..after).unwrap_or_default(),
                         href,
                         hint,
                         id_hint,
@@ -287,6 +290,7 @@ pub(crate) fn scan_markup<'a>(run: &'a [u8], mut on_tag: impl FnMut(TagToken<'a>
                             end: true,
                             name,
                             self_closing: false,
+                            attrs: &[],
                             href: false,
                             hint: Hint::None,
                             id_hint: Hint::None,
@@ -348,6 +352,80 @@ fn comment_end(run: &[u8], from: usize) -> usize {
         at = gt + 1;
     }
     run.len()
+}
+
+/// An attribute of a tag: name (as written) and raw value.
+type Attr<'a> = (&'a [u8], &'a [u8]);
+
+/// The attributes of a tag's text after its name: (name, raw value) for each attribute with a
+/// value, quoted or not.
+pub(crate) fn attributes(tag: &[u8]) -> impl Iterator<Item = Attr<'_>> {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        let n = tag.len();
+        loop {
+            while i < n && (tag[i].is_ascii_whitespace() || tag[i] == b'/') {
+                i += 1;
+            }
+            if i >= n || tag[i] == b'>' {
+                return None;
+            }
+            let start = i;
+            i += 1;
+            while i < n && !matches!(tag[i], b'=' | b'>' | b'/') && !tag[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            let name = &tag[start..i];
+            while i < n && tag[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            if i >= n || tag[i] != b'=' {
+                continue;
+            }
+            i += 1;
+            while i < n && tag[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            let value = match tag.get(i) {
+                Some(&q @ (b'"' | b'\'')) => {
+                    let from = i + 1;
+                    let len = tag[from..].iter().position(|&b| b == q).unwrap_or(n - from);
+                    i = from + len + 1;
+                    &tag[from..from + len]
+                }
+                _ => {
+                    let from = i;
+                    while i < n && !tag[i].is_ascii_whitespace() && tag[i] != b'>' {
+                        i += 1;
+                    }
+                    &tag[from..i]
+                }
+            };
+            return Some((name, value));
+        }
+    })
+}
+
+/// Longest name of a code block's language.
+const MAX_LANGUAGE_BYTES: usize = 24;
+
+/// The language a `<pre>` or `<code>` start tag names for its code, by the `language-X` or
+/// `lang-X` class that highlighters and Markdown converters write (`X` of ASCII letters, digits
+/// and `+#._-`, lower-cased).
+pub(crate) fn code_language(attrs: &[u8]) -> Option<String> {
+    let (_, class) = attributes(attrs).find(|(name, _)| name.eq_ignore_ascii_case(b"class"))?;
+    class.split(u8::is_ascii_whitespace).find_map(|word| {
+        let lower = word.to_ascii_lowercase();
+        let lang = lower
+            .strip_prefix(b"language-")
+            .or_else(|| lower.strip_prefix(b"lang-"))?;
+        let ok = !lang.is_empty()
+            && lang.len() <= MAX_LANGUAGE_BYTES
+            && lang
+                .iter()
+                .all(|b| b.is_ascii_alphanumeric() || b"+#._-".contains(b));
+        ok.then(|| String::from_utf8_lossy(lang).into_owned())
+    })
 }
 
 /// Hints of a tag's attributes: (`class`, `role`, `itemprop`) and (`id`).
@@ -419,6 +497,44 @@ mod tests {
             ))
         });
         out
+    }
+
+    #[test]
+    fn attributes_quoted_unquoted_and_odd() {
+        let got: Vec<(String, String)> =
+            attributes(b" name=\"a b\" content='x\"y' data-x=z flag  k = v/>")
+                .map(|(n, v)| {
+                    (
+                        String::from_utf8_lossy(n).into_owned(),
+                        String::from_utf8_lossy(v).into_owned(),
+                    )
+                })
+                .collect();
+        assert_eq!(
+            got,
+            [
+                ("name".into(), "a b".into()),
+                ("content".into(), "x\"y".into()),
+                ("data-x".into(), "z".into()),
+                ("k".into(), "v/".into()),
+            ]
+        );
+        assert_eq!(attributes(b" content=\"unterminated").count(), 1);
+    }
+
+    #[test]
+    fn code_languages_from_class() {
+        assert_eq!(
+            code_language(b" class=\"language-Rust ignore\">").as_deref(),
+            Some("rust")
+        );
+        assert_eq!(
+            code_language(b" id=x class='hljs lang-c++'>").as_deref(),
+            Some("c++")
+        );
+        assert_eq!(code_language(b" class=\"language-\">"), None);
+        assert_eq!(code_language(b" class=\"language-a`b\">"), None);
+        assert_eq!(code_language(b" data-lang=rust>"), None);
     }
 
     #[test]

@@ -11,11 +11,16 @@
 //! `object`, and everything else. Visibility set by CSS or attributes (`hidden`) is not seen.
 //!
 //! Entities are decoded with the full HTML5 table, white space runs (including NBSP and all other
-//! Unicode white space) collapse to one space, control characters, U+200B and U+FEFF are removed,
+//! Unicode white space) collapse to one space (inside `<pre>` they are kept as written, while the
+//! block's counts and identity stay those of the collapsed text), control characters, U+200B and U+FEFF are removed,
 //! and blocks whose text is empty after trimming are not emitted. Each block carries its identity
 //! hash, its element path and ancestor ordinals, its link and character counts, and what the markup
 //! of its enclosing elements says of it (a [`Hint`] read from `class`, `id`, `role`, `itemprop`
 //! and the sectioning tags).
+//!
+//! The same pass reads the page's metadata ([`PageMeta`]: description, author, publication date,
+//! canonical URL, site name) from its `<meta>` and `<link>` tags and its JSON-LD script, the
+//! only script text it captures (`head`).
 //!
 //! Parsing is one streaming pass of lol_html with a single document text handler; the markup
 //! between text nodes is lexed for tag names here (see `markup`), and a small model of HTML tree
@@ -23,6 +28,7 @@
 //! browser's DOM on broken markup.
 
 mod hash;
+mod head;
 mod limits;
 mod markup;
 mod open;
@@ -34,6 +40,7 @@ mod tokenizer;
 mod tests;
 
 pub use hash::{block_hash, BlockHash};
+pub use head::{PageMeta, MAX_JSON_LD_BYTES, MAX_VALUE_CHARS};
 pub use limits::ParseLimits;
 pub use markup::Hint;
 pub use tokenizer::{PageStats, Tokenizer};
@@ -41,8 +48,11 @@ pub use tokenizer::{PageStats, Tokenizer};
 /// One text block of a page, in document order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Block {
-    /// Decoded, whitespace-collapsed, trimmed, never empty; no two consecutive spaces. At most
-    /// `ParseLimits::max_block_chars` characters (see `truncated`).
+    /// Decoded, trimmed, never empty. Outside `<pre>`: white space collapsed, no two consecutive
+    /// spaces. Inside `<pre>` (see `pre`): white space as written (line breaks as `\n`, tabs
+    /// kept, other white space as spaces), without blank lines before the first visible line and
+    /// without trailing white space. At most `ParseLimits::max_block_chars` characters of the
+    /// collapsed text, a white space run counting as one (see `truncated`).
     pub text: String,
     /// Block identity ([`block_hash`] of the whole block); `None` exactly when the block has no
     /// alphabetic character (such a block is never content).
@@ -59,13 +69,24 @@ pub struct Block {
     /// space counts as link text when the white space it replaces began inside the link);
     /// `link_chars <= chars`.
     pub link_chars: u32,
-    /// Characters of the whole block text (also the part cut by truncation).
+    /// Characters of the whole block text, white space collapsed (also the part cut by
+    /// truncation): the same for a block inside `<pre>` as for the same text outside it.
     pub chars: u32,
     /// True when `text` was cut at `ParseLimits::max_block_chars`.
     pub truncated: bool,
     /// What the markup of the block's open containers (below `html` and `body`) says of it:
     /// [`Hint::Boilerplate`] when any of them is marked so, else [`Hint::Content`] when any is.
     pub hint: Hint,
+    /// Document-order ordinal of the outermost `<pre>` (or `listing`, `plaintext`) the block is
+    /// in, `None` outside one. Blocks of one preformatted element share it.
+    pub pre: Option<u32>,
+    /// The language of the code of that `<pre>`, when it or a `<code>` inside it names one with a
+    /// `language-X` or `lang-X` class (`X` lower-cased); `None` outside `<pre>`.
+    pub code_language: Option<String>,
+    /// Byte ranges of `text` that were inside a code element (`code`, `kbd`, `samp`, `tt`)
+    /// outside `<pre>`, in order, non-empty, not overlapping, on character boundaries. A range
+    /// may begin or end with a collapsed space.
+    pub code_spans: Vec<(u32, u32)>,
 }
 
 /// Why a page could not be split into blocks.

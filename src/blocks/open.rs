@@ -2,7 +2,7 @@
 //! from them, their document-order ordinals, and whether the text is inside a link.
 
 use super::markup::Hint;
-use super::tags::{Tag, TagKey};
+use super::tags::{is_code, is_preformatted, Tag, TagKey};
 
 /// Longest tag name (in bytes) written into a path segment.
 const MAX_SEGMENT_BYTES: usize = 32;
@@ -13,6 +13,10 @@ struct Entry {
     tag: Tag,
     /// An `<a href>`: text inside it is link text.
     link: bool,
+    /// `<pre>` (or `listing`, `plaintext`): its text keeps its white space.
+    pre: bool,
+    /// `<code>` (or `kbd`, `samp`, `tt`): its text is code.
+    code: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -35,6 +39,11 @@ pub(crate) struct OpenElements {
     path: String,
     /// Open `<a href>` elements.
     links: u32,
+    /// Open preformatted elements, and the ordinal of the outermost one.
+    pres: u32,
+    pre_ordinal: u32,
+    /// Open code elements.
+    codes: u32,
     /// Open elements per `key & 255`, so absent names are rejected without a stack walk.
     counts: Vec<u32>,
     /// Open containers hinted as boilerplate and as content.
@@ -49,6 +58,8 @@ impl OpenElements {
         self.containers.clear();
         self.path.clear();
         self.links = 0;
+        self.pres = 0;
+        self.codes = 0;
         self.boilerplate = 0;
         self.content = 0;
         self.counts.clear();
@@ -65,6 +76,19 @@ impl OpenElements {
     #[inline]
     pub(crate) fn in_link(&self) -> bool {
         self.links > 0
+    }
+
+    /// The ordinal of the outermost open preformatted element (`pre`, `listing`, `plaintext`)
+    /// when the text at this point is inside one.
+    #[inline]
+    pub(crate) fn pre(&self) -> Option<u32> {
+        (self.pres > 0).then_some(self.pre_ordinal)
+    }
+
+    /// True when the text at this point is inside a code element (`code`, `kbd`, `samp`, `tt`).
+    #[inline]
+    pub(crate) fn in_code(&self) -> bool {
+        self.codes > 0
     }
 
     #[inline]
@@ -115,12 +139,32 @@ impl OpenElements {
         hint: Hint,
     ) {
         let link = tag == Tag::A && href;
-        self.stack.push(Entry { key, tag, link });
+        let (pre, code) = match tag {
+            Tag::Inline => (false, is_code(key)),
+            Tag::ClosesP => (is_preformatted(key), false),
+            _ => (false, false),
+        };
+        self.stack.push(Entry {
+            key,
+            tag,
+            link,
+            pre,
+            code,
+        });
+        if code {
+            self.codes += 1;
+        }
         if let Some(c) = self.count_mut(key) {
             *c += 1;
         }
         if link {
             self.links += 1;
+        }
+        if pre {
+            if self.pres == 0 {
+                self.pre_ordinal = ordinal;
+            }
+            self.pres += 1;
         }
         if !tag.is_inline() {
             let seg_start = u32::try_from(self.path.len()).unwrap_or(u32::MAX);
@@ -140,6 +184,12 @@ impl OpenElements {
         }
         if e.link {
             self.links = self.links.saturating_sub(1);
+        }
+        if e.pre {
+            self.pres = self.pres.saturating_sub(1);
+        }
+        if e.code {
+            self.codes = self.codes.saturating_sub(1);
         }
     }
 

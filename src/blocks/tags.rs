@@ -21,6 +21,28 @@ pub(crate) const fn tag_key(name: &[u8]) -> TagKey {
     h
 }
 
+const KEY_PRE: TagKey = tag_key(b"pre");
+const KEY_LISTING: TagKey = tag_key(b"listing");
+const KEY_PLAINTEXT: TagKey = tag_key(b"plaintext");
+
+/// True for the elements whose text keeps its white space (`pre`, and the obsolete `listing`
+/// and `plaintext`, which HTML renders alike).
+#[inline]
+pub(crate) fn is_preformatted(key: TagKey) -> bool {
+    matches!(key, KEY_PRE | KEY_LISTING | KEY_PLAINTEXT)
+}
+
+const KEY_CODE: TagKey = tag_key(b"code");
+const KEY_KBD: TagKey = tag_key(b"kbd");
+const KEY_SAMP: TagKey = tag_key(b"samp");
+const KEY_TT: TagKey = tag_key(b"tt");
+
+/// True for the inline elements whose text is code (`code`, `kbd`, `samp`, `tt`).
+#[inline]
+pub(crate) fn is_code(key: TagKey) -> bool {
+    matches!(key, KEY_CODE | KEY_KBD | KEY_SAMP | KEY_TT)
+}
+
 /// The elements the tokenizer treats specially. Everything else is `Other` (an ordinary,
 /// block-splitting container, which includes unknown and custom elements).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -54,6 +54,10 @@ fn is_invisible(c: char) -> bool {
 /// The text of the block being built. Whitespace runs (any `char::is_whitespace`, so NBSP too)
 /// become one space, leading and trailing whitespace is dropped, invisible characters are removed.
 /// A collapsed space is written as soon as its run starts; `finish` trims the last one.
+///
+/// Text inside `<pre>` ([`push_pre`](BlockText::push_pre)) keeps its white space as written, yet
+/// is counted, truncated and hashed exactly as its collapsed form would be: a white space run
+/// counts as one character wherever it is kept.
 pub(crate) struct BlockText {
     /// Kept text, valid UTF-8, at most `max_chars` characters; may end with one space.
     buf: Vec<u8>,
@@ -70,6 +74,14 @@ pub(crate) struct BlockText {
     /// The last counted character is a collapsed space (and whether it was link text).
     trailing_space: bool,
     trailing_space_link: bool,
+    /// Preformatted text: white space before the block's first visible character since the last
+    /// line break (the first line's indentation).
+    lead: Vec<u8>,
+    /// Preformatted text: the white space run in progress is written (it began within the limit).
+    run_kept: bool,
+    /// Preformatted text: the last character was a carriage return (a line feed after it is
+    /// part of the same line break).
+    after_cr: bool,
 }
 
 /// A finished block text.
@@ -95,6 +107,9 @@ impl Default for BlockText {
             after_space: true,
             trailing_space: false,
             trailing_space_link: false,
+            lead: Vec::new(),
+            run_kept: false,
+            after_cr: false,
         };
         text.clear();
         text
@@ -108,6 +123,12 @@ impl BlockText {
         self.chars == 0
     }
 
+    /// Bytes of text kept so far (a collapsed space included).
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.buf.len()
+    }
+
     /// Clears the block, keeping the buffer.
     #[inline]
     pub(crate) fn clear(&mut self) {
@@ -119,6 +140,14 @@ impl BlockText {
         self.after_space = true;
         self.trailing_space = false;
         self.trailing_space_link = false;
+        self.forget_lead();
+    }
+
+    /// Forgets the white space that a preformatted block without visible text left behind.
+    #[inline]
+    pub(crate) fn forget_lead(&mut self) {
+        self.lead.clear();
+        self.after_cr = false;
     }
 
     /// The finished text (None when the block is empty), and clears the block.
@@ -127,8 +156,14 @@ impl BlockText {
             self.chars -= 1;
             self.link_chars -= u32::from(self.trailing_space_link);
         }
-        if self.buf.last() == Some(&b' ') {
-            self.buf.pop();
+        // One trailing space, or a preformatted block's trailing white space run.
+        let text_end = self
+            .buf
+            .iter()
+            .rposition(|b| !matches!(b, b' ' | b'\t' | b'\n'))
+            .map_or(0, |i| i + 1);
+        if text_end < self.buf.len() {
+            self.buf.truncate(text_end);
             self.kept -= 1;
         }
         let done = if self.chars == 0 {
@@ -183,6 +218,81 @@ impl BlockText {
         } else {
             self.push_slow(s, in_link, hasher, max_chars);
         }
+    }
+
+    /// Appends decoded text from inside `<pre>`: white space is kept as written (a CR LF pair or
+    /// a lone CR becomes LF; white space other than tab and LF becomes a space), except blank
+    /// lines before the block's first visible character (the line break HTML drops after
+    /// `<pre>`, and those after a tag that split a preformatted text); `finish` trims trailing
+    /// white space. Counts, link counts, truncation and letters are those of [`push`]: each white
+    /// space run counts as one character (none before the first visible one).
+    ///
+    /// [`push`]: BlockText::push
+    pub(crate) fn push_pre(
+        &mut self,
+        s: &str,
+        in_link: bool,
+        hasher: &mut BlockHasher,
+        max_chars: usize,
+    ) {
+        for c in s.chars() {
+            let after_cr = std::mem::replace(&mut self.after_cr, c == '\r');
+            let space = match c {
+                '\n' if after_cr => continue,
+                '\r' | '\n' => b'\n',
+                '\t' => b'\t',
+                c if c.is_whitespace() => b' ',
+                c => {
+                    if !is_invisible(c) {
+                        self.push_pre_visible(c, in_link, hasher, max_chars);
+                    }
+                    continue;
+                }
+            };
+            if self.chars == 0 {
+                if space == b'\n' {
+                    self.lead.clear();
+                } else {
+                    self.lead.push(space);
+                }
+                continue;
+            }
+            if !self.after_space {
+                // The run counts as the one space its collapsed form has.
+                self.chars = self.chars.saturating_add(1);
+                self.link_chars += u32::from(in_link);
+                self.run_kept = !self.truncated && self.kept < max_chars;
+                if self.run_kept {
+                    self.kept += 1;
+                } else {
+                    self.truncated = true;
+                }
+                self.after_space = true;
+                self.trailing_space = true;
+                self.trailing_space_link = in_link;
+            }
+            if self.run_kept {
+                self.buf.push(space);
+            }
+        }
+    }
+
+    /// One visible character of preformatted text, after the first line's indentation.
+    fn push_pre_visible(
+        &mut self,
+        c: char,
+        in_link: bool,
+        hasher: &mut BlockHasher,
+        max_chars: usize,
+    ) {
+        if self.chars == 0 && !self.truncated && self.kept < max_chars {
+            self.buf.append(&mut self.lead);
+        }
+        self.lead.clear();
+        hasher.push_char(c);
+        self.count_char(c, in_link, max_chars);
+        self.after_space = false;
+        self.trailing_space = false;
     }
 
     /// Character-at-a-time path, used when the text may reach `max_chars`.

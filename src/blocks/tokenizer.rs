@@ -16,10 +16,13 @@ use lol_html::{doc_text, HandlerResult, HtmlRewriter, Settings};
 use memchr::memrchr;
 
 use super::hash::BlockHasher;
+use super::head::{HeadReader, PageMeta};
 use super::limits::ParseLimits;
-use super::markup::{scan_markup, Hint, TagToken};
+use super::markup::{code_language, scan_markup, Hint, TagToken};
 use super::open::OpenElements;
-use super::tags::{classify, tag_key, Tag, TagKey, BREAKOUT, CLOSES_SELECT};
+use super::tags::{
+    classify, is_code, is_preformatted, tag_key, Tag, TagKey, BREAKOUT, CLOSES_SELECT,
+};
 use super::text::{decode_entities, BlockText};
 use super::{Block, BlockError};
 
@@ -31,6 +34,9 @@ const KEY_MAIN: TagKey = tag_key(b"main");
 const KEY_NAV: TagKey = tag_key(b"nav");
 const KEY_ASIDE: TagKey = tag_key(b"aside");
 const KEY_FOOTER: TagKey = tag_key(b"footer");
+const KEY_META: TagKey = tag_key(b"meta");
+const KEY_LINK: TagKey = tag_key(b"link");
+const KEY_SCRIPT: TagKey = tag_key(b"script");
 
 /// What an element's name says of its content (HTML's sectioning semantics).
 #[inline]
@@ -75,6 +81,14 @@ struct State {
     block_path: String,
     block_ancestors: Vec<u32>,
     block_hint: Hint,
+    block_pre: Option<u32>,
+    /// The language of the code of the `<pre>` with this ordinal (from its or its `<code>`'s
+    /// class), and that of the current block.
+    pre_language: Option<(u32, String)>,
+    block_code_language: Option<String>,
+    /// Code spans of the current block, and where the open one starts.
+    code_spans: Vec<(u32, u32)>,
+    code_start: Option<u32>,
     blocks: Vec<Block>,
     /// Raw text of a text node that arrived in several chunks.
     pending: String,
@@ -84,6 +98,7 @@ struct State {
     elements: u32,
     dropping: Option<Dropping>,
     stopped: bool,
+    head: HeadReader,
 }
 
 impl Tokenizer {
@@ -106,6 +121,12 @@ impl Tokenizer {
             elements: self.state.elements,
             block_limit_hit: self.state.stopped,
         }
+    }
+
+    /// The metadata of the page last passed to [`blocks`](Tokenizer::blocks) (read in the same
+    /// pass; see [`PageMeta`]); a second call gives an empty one.
+    pub fn take_meta(&mut self) -> PageMeta {
+        self.state.head.take()
     }
 
     /// Splits `html` (UTF-8 bytes; invalid UTF-8 is replaced by U+FFFD, never an error) into its
@@ -164,6 +185,7 @@ impl Tokenizer {
             state.flush_pending(limits);
             state.finish_block(limits);
         }
+        state.head.end_script();
         // The next page likely has about as many blocks: start it with that much room.
         let room = state.blocks.len().min(limits.max_blocks);
         Ok(std::mem::replace(
@@ -171,6 +193,20 @@ impl Tokenizer {
             Vec::with_capacity(room),
         ))
     }
+}
+
+/// The block's code spans within its finished `text`: empty ones (and what truncation or trimming
+/// cut) dropped; clears `spans`.
+fn code_spans(spans: &mut Vec<(u32, u32)>, text: &str) -> Vec<(u32, u32)> {
+    if spans.is_empty() {
+        return Vec::new();
+    }
+    let len = u32::try_from(text.len()).unwrap_or(u32::MAX);
+    spans
+        .drain(..)
+        .map(|(start, end)| (start.min(len), end.min(len)))
+        .filter(|&(start, end)| start < end)
+        .collect()
 }
 
 impl State {
@@ -181,6 +217,11 @@ impl State {
         self.block_path.clear();
         self.block_ancestors.clear();
         self.block_hint = Hint::None;
+        self.block_pre = None;
+        self.pre_language = None;
+        self.block_code_language = None;
+        self.code_spans.clear();
+        self.code_start = None;
         self.blocks.clear();
         self.pending.clear();
         self.pending_decode = false;
@@ -188,6 +229,7 @@ impl State {
         self.elements = 0;
         self.dropping = None;
         self.stopped = false;
+        self.head.reset();
     }
 
     /// The text handler: markup before the chunk first, then the chunk's text.
@@ -201,6 +243,10 @@ impl State {
         let decode = match chunk.text_type() {
             TextType::Data => true,
             TextType::PlainText => false,
+            TextType::ScriptData if self.head.capturing() => {
+                self.head.script_text(chunk.as_str());
+                return self.result();
+            }
             _ => return self.result(),
         };
         if self.dropping.is_some() {
@@ -268,18 +314,56 @@ impl State {
             Cow::Borrowed(raw)
         };
         let was_empty = self.text.is_empty();
-        self.text.push(
-            &text,
-            self.open.in_link(),
-            &mut self.hasher,
-            limits.max_block_chars.max(1),
-        );
+        let pre = self.open.pre();
+        let (in_link, max_chars) = (self.open.in_link(), limits.max_block_chars.max(1));
+        let code = pre.is_none() && self.open.in_code();
+        if code != self.code_start.is_some() {
+            self.code_span_edge();
+        }
+        if pre.is_some() {
+            self.text
+                .push_pre(&text, in_link, &mut self.hasher, max_chars);
+        } else {
+            self.text.push(&text, in_link, &mut self.hasher, max_chars);
+        }
         if was_empty && !self.text.is_empty() {
             self.block_path = self.open.path(limits.max_depth);
             self.block_ancestors = self
                 .open
                 .ancestors(limits.max_ancestors.min(limits.max_depth));
             self.block_hint = self.open.hint();
+            self.block_pre = pre;
+            self.block_code_language = match (pre, &self.pre_language) {
+                (Some(ordinal), Some((at, language))) if ordinal == *at => Some(language.clone()),
+                _ => None,
+            };
+        }
+    }
+
+    /// Notes the language a `<pre>`, or a `<code>` inside one, names for the `<pre>`'s code
+    /// (the first one named wins).
+    fn note_code_language(&mut self, attrs: &[u8]) {
+        let Some(ordinal) = self.open.pre() else {
+            return;
+        };
+        if self
+            .pre_language
+            .as_ref()
+            .is_some_and(|(at, _)| *at == ordinal)
+        {
+            return;
+        }
+        if let Some(language) = code_language(attrs) {
+            self.pre_language = Some((ordinal, language));
+        }
+    }
+
+    /// Opens a code span where the block's text is now, or closes the open one there.
+    fn code_span_edge(&mut self) {
+        let at = u32::try_from(self.text.len()).unwrap_or(u32::MAX);
+        match self.code_start.take() {
+            Some(start) => self.code_spans.push((start, at)),
+            None => self.code_start = Some(at),
         }
     }
 
@@ -301,16 +385,23 @@ impl State {
 
     /// Emits the current block, if it has text.
     fn finish_block(&mut self, limits: &ParseLimits) {
+        if self.code_start.is_some() {
+            self.code_span_edge();
+        }
         if self.text.is_empty() {
+            self.text.forget_lead();
+            self.code_spans.clear();
             return;
         }
         let hash = self.hasher.finish();
         let Some(done) = self.text.finish() else {
+            self.code_spans.clear();
             return;
         };
         if self.blocks.len() >= limits.max_blocks {
             self.stopped = true;
         } else {
+            let code_spans = code_spans(&mut self.code_spans, &done.text);
             self.blocks.push(Block {
                 text: done.text,
                 hash,
@@ -320,6 +411,9 @@ impl State {
                 chars: done.chars,
                 truncated: done.truncated,
                 hint: self.block_hint,
+                pre: self.block_pre,
+                code_language: self.block_code_language.take(),
+                code_spans,
             });
         }
     }
@@ -358,9 +452,16 @@ impl State {
         }
         self.implied_end_tags(tag);
         match tag {
-            Tag::Void | Tag::InlineVoid => {}
+            Tag::Void | Tag::InlineVoid => match key {
+                KEY_META => self.head.meta_tag(token.attrs),
+                KEY_LINK => self.head.link_tag(token.attrs),
+                _ => {}
+            },
             Tag::Drop | Tag::Select => {
                 self.dropping = Some(Dropping { key, tag, nest: 1 });
+                if key == KEY_SCRIPT {
+                    self.head.script_tag(token.attrs);
+                }
             }
             Tag::Foreign => {
                 if !self_closing {
@@ -371,6 +472,9 @@ impl State {
                 if self.open.len() < limits.max_open_elements {
                     let hint = self.element_hint(key, tag, &token);
                     self.open.push(key, tag, name, ordinal, href, hint);
+                    if is_preformatted(key) || is_code(key) {
+                        self.note_code_language(token.attrs);
+                    }
                 }
             }
         }
@@ -448,6 +552,7 @@ impl State {
                 d.nest -= 1;
                 if d.nest == 0 {
                     self.dropping = None;
+                    self.head.end_script();
                 }
             }
             return;

@@ -35,6 +35,7 @@ struct CorpusResult {
     corpus: String,
     runs: Vec<RunReport>,
     duplicates: Vec<u64>,
+    versions: Vec<u64>,
     rejected: Vec<u64>,
 }
 
@@ -51,6 +52,7 @@ pub fn run(args: Args, config: Config) -> anyhow::Result<ExitCode> {
             corpus: name.clone(),
             runs: Vec::new(),
             duplicates: Vec::new(),
+            versions: Vec::new(),
             rejected: Vec::new(),
         };
         for &heuristic in &heuristics {
@@ -58,6 +60,7 @@ pub fn run(args: Args, config: Config) -> anyhow::Result<ExitCode> {
             let Evaluation {
                 report,
                 duplicates,
+                versions,
                 rejected,
             } = corpus::evaluate(path, &config, heuristic)
                 .with_context(|| format!("evaluating {} with {heuristic}", path.display()))?;
@@ -67,24 +70,24 @@ pub fn run(args: Args, config: Config) -> anyhow::Result<ExitCode> {
                 pages = report.overall.pages,
                 f1 = report.overall.f1_lcs,
                 duplicates,
+                versions,
                 rejected,
                 seconds = started.elapsed().as_secs_f64(),
                 "evaluated"
             );
             result.runs.push(report);
             result.duplicates.push(duplicates);
+            result.versions.push(versions);
             result.rejected.push(rejected);
         }
         println!("== {name}");
         println!("{}", eval::render_table(&result.runs, args.domains));
-        for (run, (dups, rejected)) in result
-            .runs
-            .iter()
-            .zip(result.duplicates.iter().zip(&result.rejected))
-        {
-            if *dups > 0 || *rejected > 0 {
+        for (i, run) in result.runs.iter().enumerate() {
+            let (dups, versions, rejected) =
+                (result.duplicates[i], result.versions[i], result.rejected[i]);
+            if dups > 0 || versions > 0 || rejected > 0 {
                 println!(
-                    "   {}: {dups} duplicate pages skipped (not scored), {rejected} rejected (scored as empty)",
+                    "   {}: {dups} duplicate pages skipped (not scored), {versions} new versions of a held URL (scored), {rejected} rejected (scored as empty)",
                     run.heuristic
                 );
             }
@@ -122,6 +125,7 @@ pub fn run(args: Args, config: Config) -> anyhow::Result<ExitCode> {
             if let Some(object) = value.as_object_mut() {
                 object.insert("corpus".into(), result.corpus.clone().into());
                 object.insert("duplicates".into(), serde_json::json!(result.duplicates));
+                object.insert("versions".into(), serde_json::json!(result.versions));
                 object.insert("rejected".into(), serde_json::json!(result.rejected));
             }
             value

@@ -1,21 +1,30 @@
 //! `urltree extract`: local files in, clean-text JSONL out, state in a local RocksDB directory.
+//!
+//! Exit codes: 0 when the input was read to its end (records that could not be processed are
+//! dead letters in the errors file); 1 the same, but `--strict` was given and some records were
+//! dead letters; 2 a usage error, or an input, output or state that could not be opened, read or
+//! written (every complete record read before a read error is still processed and written).
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use anyhow::Context;
+use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use urltree::config::Config;
 use urltree::engine::{Engine, Input, Outcome};
-use urltree::local::{self, HtmlDir, InputKind, JsonlWriter, Line};
+use urltree::local::{self, DirEntry, HtmlDir, InputKind, JsonlInput, JsonlWriter, Line};
 use urltree::record::{DeadLetter, ErrorKind, Source};
+
+/// Exit code of a run that dead-lettered records under `--strict`.
+const EXIT_DEAD_LETTERS: u8 = 1;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Input: a raw-html JSONL file (plain or gzip), `-` for stdin, or a directory of .html files.
+    /// Input: a raw-html JSONL file (plain or gzip), a directory of .html files, one .html file
+    /// (with --url), or `-` for stdin (JSONL, or one HTML page with --url).
     input: PathBuf,
     /// Output clean-text JSONL (`-` for stdout).
     #[arg(long, short = 'o', default_value = "-")]
@@ -33,15 +42,182 @@ pub struct Args {
     /// Include per-block detail (text, label, count, reason) in every output record.
     #[arg(long)]
     blocks: bool,
+    /// Include the content rendered as Markdown (overrides `[output] markdown`).
+    #[arg(long)]
+    markdown: bool,
     /// Base URL for a directory input (default: the first path component is the host).
     #[arg(long)]
     base_url: Option<String>,
+    /// The page's URL when the input is one HTML page (a .html file, or `-` for HTML on stdin).
+    #[arg(long)]
+    url: Option<String>,
     /// Trust each record's `domain` field when it disagrees with its URL (default: reject).
     #[arg(long)]
     trust_record_domain: bool,
-    /// No progress bar.
+    /// Exit with code 1 when any record was dead-lettered (default: 0, the errors file says which).
+    #[arg(long)]
+    strict: bool,
+    /// No progress bar and no per-record warnings (the summary and errors file stay).
     #[arg(long, short = 'q')]
     quiet: bool,
+}
+
+/// What the input path names, opened.
+enum Opened {
+    Jsonl(JsonlInput),
+    Dir(HtmlDir),
+    /// One HTML page (a file or stdin) as a raw-html record, and its display name.
+    Page(Vec<u8>, String),
+}
+
+/// Opens the input before anything is created, so a missing input leaves no state or output.
+fn open_input(args: &Args, max_record_bytes: usize) -> anyhow::Result<Opened> {
+    let single_page = args.url.is_some() || local::is_html_file(&args.input);
+    if single_page {
+        let Some(url) = &args.url else {
+            bail!(
+                "{} is one HTML page: give its URL with --url",
+                args.input.display()
+            );
+        };
+        let (bytes, name) = if args.input == Path::new("-") {
+            let mut bytes = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut bytes)
+                .context("reading stdin")?;
+            (bytes, "-".to_owned())
+        } else {
+            let bytes = std::fs::read(&args.input)
+                .with_context(|| format!("cannot read {}", args.input.display()))?;
+            (bytes, args.input.display().to_string())
+        };
+        return Ok(Opened::Page(local::html_record(url, &bytes), name));
+    }
+    Ok(match InputKind::of(&args.input) {
+        // Their errors name the path.
+        InputKind::Jsonl(path) => Opened::Jsonl(local::open_jsonl(&path, max_record_bytes)?),
+        InputKind::HtmlDir(dir) => Opened::Dir(HtmlDir::open(&dir, args.base_url.clone())?),
+    })
+}
+
+/// Refuses outputs that would overwrite the input or each other before anything is read.
+fn check_paths(input: &Path, output: &Path, errors: &Path) -> anyhow::Result<()> {
+    let same = |a: &Path, b: &Path| {
+        a != Path::new("-") && b != Path::new("-") && absolute(a) == absolute(b)
+    };
+    if same(input, output) {
+        bail!(
+            "the output {} is the input: refusing to overwrite it",
+            output.display()
+        );
+    }
+    if same(input, errors) {
+        bail!(
+            "the errors file {} is the input: refusing to overwrite it",
+            errors.display()
+        );
+    }
+    if same(output, errors) {
+        bail!(
+            "the errors file {} is the output: give --errors another path",
+            errors.display()
+        );
+    }
+    Ok(())
+}
+
+/// A path with its directory resolved (links included) when it exists, for comparisons.
+fn absolute(path: &Path) -> PathBuf {
+    if let Ok(resolved) = path.canonicalize() {
+        return resolved;
+    }
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    match (dir.canonicalize(), path.file_name()) {
+        (Ok(dir), Some(name)) => dir.join(name),
+        _ => path.to_owned(),
+    }
+}
+
+/// The records of one run on their way to the engine and out.
+struct Run {
+    engine: Engine,
+    output: JsonlWriter,
+    errors: JsonlWriter,
+    pending: Vec<(Vec<u8>, Source)>,
+    batch_size: usize,
+    payload_bytes: usize,
+    bar: ProgressBar,
+    quiet: bool,
+    /// Dead letters written by the reader (lines over the limit, unreadable files).
+    read_errors: u64,
+}
+
+impl Run {
+    fn push(&mut self, bytes: Vec<u8>, source: Source) -> anyhow::Result<()> {
+        self.pending.push((bytes, source));
+        if self.pending.len() >= self.batch_size {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Processes the pending records and writes their outcomes.
+    fn flush(&mut self) -> anyhow::Result<()> {
+        let inputs: Vec<Input<'_>> = self
+            .pending
+            .iter()
+            .map(|(bytes, source)| Input::new(bytes, source.clone()))
+            .collect();
+        for outcome in self.engine.process_batch(&inputs, None)? {
+            match outcome {
+                Outcome::Clean(record) => {
+                    for warning in &record.warnings {
+                        self.warn(&record.source, warning);
+                    }
+                    self.output.write(&record).context("writing the output")?
+                }
+                Outcome::Rejected(dead) => self.dead_letter(&dead)?,
+                Outcome::Duplicate { .. } => {}
+            }
+        }
+        self.pending.clear();
+        Ok(())
+    }
+
+    /// Writes a dead letter the reader made (after the records before it, so the errors file
+    /// stays in input order).
+    fn reader_dead_letter(&mut self, dead: &DeadLetter) -> anyhow::Result<()> {
+        self.flush()?;
+        self.read_errors += 1;
+        self.dead_letter(dead)
+    }
+
+    fn dead_letter(&mut self, dead: &DeadLetter) -> anyhow::Result<()> {
+        let message = format!(
+            "rejected ({}): {}",
+            dead.error.kind.as_str(),
+            dead.error.message
+        );
+        self.warn(&dead.source, &message);
+        self.errors.write(dead).context("writing the errors file")
+    }
+
+    /// A per-record warning: above the progress bar, never with `--quiet`.
+    fn warn(&self, source: &Source, message: &str) {
+        if !self.quiet {
+            self.bar.suspend(|| {
+                tracing::warn!(source = %source.topic, line = source.offset, "{message}");
+            });
+        }
+    }
+
+    fn progress(&self, position: u64, started: Instant) {
+        self.bar.set_position(position);
+        self.bar.set_message(summary_line(&self.engine, started));
+    }
 }
 
 pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
@@ -54,73 +230,61 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
     if args.blocks {
         config.output.blocks = true;
     }
+    if args.markdown {
+        config.output.markdown = true;
+    }
     if args.trust_record_domain {
         config.input.domain_check = urltree::config::DomainCheck::TrustRecord;
     }
     config.validate()?;
-    let mut engine = Engine::open(&config)
-        .with_context(|| format!("opening state at {}", config.state.path.display()))?;
-    let mut output = JsonlWriter::create(&args.output)?;
     let errors_path = args
         .errors
         .clone()
         .unwrap_or_else(|| default_errors_path(&args.output));
-    let mut errors = JsonlWriter::lazy(&errors_path);
+    check_paths(&args.input, &args.output, &errors_path)?;
+    let opened = open_input(&args, config.input.max_record_bytes)?;
+    let engine = Engine::open(&config)
+        .with_context(|| format!("opening state at {}", config.state.path.display()))?;
     let show_progress = !args.quiet && std::io::stderr().is_terminal();
     let started = Instant::now();
-
-    let mut pending: Vec<(Vec<u8>, Source)> = Vec::with_capacity(config.input.batch_size);
-    let flush = |pending: &mut Vec<(Vec<u8>, Source)>,
-                 engine: &mut Engine,
-                 output: &mut JsonlWriter,
-                 errors: &mut JsonlWriter|
-     -> anyhow::Result<()> {
-        let inputs: Vec<Input<'_>> = pending
-            .iter()
-            .map(|(bytes, source)| Input::new(bytes, source.clone()))
-            .collect();
-        for outcome in engine.process_batch(&inputs, None)? {
-            match outcome {
-                Outcome::Clean(record) => output.write(&record).context("writing output")?,
-                Outcome::Rejected(dead) => {
-                    tracing::warn!(
-                        kind = dead.error.kind.as_str(),
-                        source = %dead.source.topic,
-                        line = dead.source.offset,
-                        "rejected: {}",
-                        dead.error.message
-                    );
-                    errors.write(&dead).context("writing the errors file")?
-                }
-                Outcome::Duplicate { .. } => {}
-            }
-        }
-        pending.clear();
-        Ok(())
+    let mut run = Run {
+        engine,
+        output: JsonlWriter::create(&args.output)?,
+        errors: JsonlWriter::lazy(&errors_path),
+        pending: Vec::with_capacity(config.input.batch_size),
+        batch_size: config.input.batch_size,
+        payload_bytes: config.output.dead_letter_payload_bytes,
+        bar: ProgressBar::hidden(),
+        quiet: args.quiet,
+        read_errors: 0,
     };
 
-    let mut too_long = 0u64;
-    match InputKind::of(&args.input) {
-        InputKind::Jsonl(path) => {
-            let mut input = local::open_jsonl(&path, config.input.max_record_bytes)
-                .with_context(|| format!("opening {}", path.display()))?;
-            let bar = progress_bar(show_progress, input.size);
-            while let Some(line) = input
-                .lines
-                .next_line()
-                .with_context(|| format!("reading {}", input.name))?
-            {
+    let mut skipped_files = 0;
+    let mut read_error = None;
+    match opened {
+        Opened::Jsonl(mut input) => {
+            run.bar = progress_bar(show_progress, input.size);
+            loop {
+                let line = match input.lines.next_line() {
+                    Ok(Some(line)) => line,
+                    Ok(None) => break,
+                    Err(e) => {
+                        read_error = Some(format!(
+                            "reading {} after line {}: {e}",
+                            input.name,
+                            input.lines.line_number()
+                        ));
+                        break;
+                    }
+                };
                 let source = |number: u64| Source::line(&input.name, number);
                 match line {
-                    Line::Record { number, bytes } => pending.push((bytes, source(number))),
+                    Line::Record { number, bytes } => run.push(bytes, source(number))?,
                     Line::TooLong {
                         number,
                         prefix,
                         len,
                     } => {
-                        // Earlier lines first, so the errors file stays in input order.
-                        flush(&mut pending, &mut engine, &mut output, &mut errors)?;
-                        too_long += 1;
                         let message = format!(
                             "record is {len} bytes, over the limit of {}",
                             config.input.max_record_bytes
@@ -131,69 +295,119 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
                             source(number),
                             &prefix,
                             len,
-                            config.output.dead_letter_payload_bytes,
+                            run.payload_bytes,
                         );
-                        errors.write(&dead).context("writing the errors file")?;
+                        run.reader_dead_letter(&dead)?;
                     }
                 }
-                if pending.len() >= config.input.batch_size {
-                    flush(&mut pending, &mut engine, &mut output, &mut errors)?;
-                    bar.set_position(input.consumed.load(Ordering::Relaxed));
-                    bar.set_message(summary_line(&engine, started));
+                if run.pending.is_empty() {
+                    run.progress(input.consumed.load(Ordering::Relaxed), started);
                 }
             }
-            flush(&mut pending, &mut engine, &mut output, &mut errors)?;
-            bar.finish_and_clear();
+            if input.trailing_garbage.load(Ordering::Relaxed) {
+                read_error = Some(format!(
+                    "reading {} after line {}: bytes after the last gzip member that are no gzip member",
+                    input.name,
+                    input.lines.line_number()
+                ));
+            }
         }
-        InputKind::HtmlDir(dir) => {
-            let mut files = HtmlDir::open(&dir, args.base_url.clone())
-                .with_context(|| format!("listing {}", dir.display()))?;
-            let bar = progress_bar(show_progress, Some(files.len() as u64));
-            while let Some(next) = files.next_record() {
-                let (index, path, bytes) = next?;
-                pending.push((bytes, Source::line(&path.display().to_string(), index)));
-                if pending.len() >= config.input.batch_size {
-                    flush(&mut pending, &mut engine, &mut output, &mut errors)?;
-                    bar.set_position(index);
-                    bar.set_message(summary_line(&engine, started));
+        Opened::Dir(mut files) => {
+            skipped_files = files.skipped();
+            run.bar = progress_bar(show_progress, Some(files.len() as u64));
+            while let Some(entry) = files.next_entry() {
+                let index = match entry {
+                    DirEntry::Record { index, path, bytes } => {
+                        run.push(bytes, Source::line(&path.display().to_string(), index))?;
+                        index
+                    }
+                    DirEntry::Unreadable { index, path, error } => {
+                        let message = format!("cannot read {}: {error}", path.display());
+                        let source = Source::line(&path.display().to_string(), index);
+                        let dead = DeadLetter::new(
+                            ErrorKind::Unreadable,
+                            message,
+                            source,
+                            b"",
+                            run.payload_bytes,
+                        );
+                        run.reader_dead_letter(&dead)?;
+                        index
+                    }
+                };
+                if run.pending.is_empty() {
+                    run.progress(index, started);
                 }
             }
-            flush(&mut pending, &mut engine, &mut output, &mut errors)?;
-            bar.finish_and_clear();
         }
+        Opened::Page(bytes, name) => run.push(bytes, Source::line(&name, 1))?,
     }
-    output.flush().context("flushing output")?;
-    errors.flush().context("flushing the errors file")?;
+    run.flush()?;
+    run.bar.finish_and_clear();
+    run.output.flush().context("flushing the output")?;
+    run.errors.flush().context("flushing the errors file")?;
 
-    let stats = engine.stats();
+    let stats = run.engine.stats();
     let seconds = started.elapsed().as_secs_f64().max(1e-9);
     let blocks = stats.content_blocks + stats.boilerplate_blocks;
     eprintln!(
-        "urltree extract: {} pages, {} duplicates, {} invalid, content share {:.1}% of {} blocks, {:.1} pages/s ({:.1} MB/s), {} forgotten",
+        "urltree extract: {} pages ({} new versions), {} duplicates, {} invalid, content share {:.1}% of {} blocks, {:.1} pages/s ({:.1} MB/s), {} forgotten",
         stats.pages,
+        stats.versions,
         stats.duplicates,
-        stats.rejected + too_long,
+        stats.rejected + run.read_errors,
         if blocks == 0 { 0.0 } else { 100.0 * stats.content_blocks as f64 / blocks as f64 },
         blocks,
         stats.pages as f64 / seconds,
         stats.html_bytes as f64 / 1e6 / seconds,
         stats.forgotten,
     );
-    if let Some(path) = output.target() {
+    if let Some(path) = run.output.target() {
         eprintln!(
             "  output: {} ({} records)",
             path.display(),
-            output.written()
+            run.output.written()
         );
     }
-    if errors.written() > 0 {
+    if run.errors.written() > 0 {
         eprintln!(
             "  errors: {} ({} records)",
             errors_path.display(),
-            errors.written()
+            run.errors.written()
         );
     }
     eprintln!("  state:  {}", config.state.path.display());
+    if skipped_files > 0 {
+        eprintln!("  skipped: {skipped_files} files whose names do not end in .html or .htm");
+    }
+    if stats.dropped_fields > 0 {
+        eprintln!(
+            "  {} optional fields of the wrong type dropped (the pages were kept)",
+            stats.dropped_fields
+        );
+    }
+    if stats.clamped_times > 0 {
+        eprintln!(
+            "  {} pages had an event time more than a day ahead: clamped",
+            stats.clamped_times
+        );
+    }
+    if run.output.written() == 0 && stats.duplicates > 0 {
+        eprintln!(
+            "urltree extract: no output: {} of the pages are duplicates of pages the state at {} already holds (same URL key, same content), which are never emitted twice; a page comes out again when its content changes, or with a fresh --state",
+            stats.duplicates,
+            config.state.path.display()
+        );
+    }
+    if let Some(error) = read_error {
+        bail!(
+            "{error}; every complete record before it was processed ({} written to the output)",
+            run.output.written()
+        );
+    }
+    if args.strict && run.errors.written() > 0 {
+        return Ok(ExitCode::from(EXIT_DEAD_LETTERS));
+    }
     Ok(ExitCode::SUCCESS)
 }
 

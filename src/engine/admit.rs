@@ -5,7 +5,7 @@ use crate::blocks::{Block, Tokenizer};
 use crate::config::DomainCheck;
 use crate::record::{ErrorKind, RawPage};
 use crate::state::{StateError, Txn};
-use crate::tree::Branch;
+use crate::tree::{Branch, Fingerprint};
 use crate::urlkey::{UrlKey, UrlKeyer};
 
 /// Why a record goes to the dead letters instead of on through the pipeline.
@@ -43,7 +43,7 @@ pub(super) fn key(
         .key(page.effective_url(), page.title.as_deref())
         .map_err(|e| Rejection::new(ErrorKind::BadUrl, e.to_string()))?;
     if let Some(claimed) = page.domain.as_deref() {
-        let claimed = claimed.trim().trim_end_matches('.').to_ascii_lowercase();
+        let claimed = claimed_domain(claimed);
         if claimed != key.domain {
             match domain_check {
                 DomainCheck::Verify => {
@@ -61,13 +61,23 @@ pub(super) fn key(
     Ok((key, branch))
 }
 
-/// **Dedup**: true when the page's URL key is already held in its domain.
-pub(super) fn is_duplicate(
+/// The document a page's URL key already holds in its domain: its sequence number and fingerprint.
+pub(super) type HeldDoc = (u64, Fingerprint);
+
+/// **Dedup**, first half: the document the page's URL key already holds in its domain, if any.
+pub(super) fn held(
     txn: &mut Txn<'_>,
     branch: &Branch,
     key: &UrlKey,
-) -> Result<bool, StateError> {
-    txn.seen(branch.root(), &key.key)
+) -> Result<Option<HeldDoc>, StateError> {
+    txn.held(branch.root(), &key.key)
+}
+
+/// **Dedup**, second half: whether a re-fetched page is a duplicate of the document its key holds,
+/// i.e. the tree would learn nothing from it: the same distinct block texts and element paths.
+/// Otherwise it is a new version of the page.
+pub(super) fn is_duplicate(held: &Fingerprint, fetched: &Fingerprint) -> bool {
+    held.blocks == fetched.blocks && held.paths == fetched.paths
 }
 
 /// **Blocks**: the page's text blocks, in document order.
@@ -75,6 +85,17 @@ pub(super) fn blocks(tokenizer: &mut Tokenizer, page: &RawPage) -> Result<Vec<Bl
     tokenizer
         .blocks(page.html.as_bytes())
         .map_err(|e| Rejection::new(ErrorKind::BadHtml, e.to_string()))
+}
+
+/// A record's `domain` in the form of the key's: IDNA-normalized (`Bücher.de` is
+/// `xn--bcher-kva.de`), lower-case, without a trailing dot. A value that is no host name is only
+/// trimmed and lower-cased, and so disagrees with every URL.
+fn claimed_domain(claimed: &str) -> String {
+    let trimmed = claimed.trim().trim_end_matches('.');
+    match url::Host::parse(trimmed) {
+        Ok(url::Host::Domain(ascii)) => ascii,
+        _ => trimmed.to_lowercase(),
+    }
 }
 
 /// Puts a page whose record names another registrable domain under that domain: the URL's host

@@ -4,10 +4,12 @@ use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
 use super::lookup::Evidence;
-use crate::blocks::Block;
+use crate::blocks::{Block, PageMeta};
+use crate::config::OutputOptions;
 use crate::record::{BlockDetail, CleanRecord, ModelInfo, RawPage, Source};
 use crate::tree::{Branch, Heuristic, Label, Reason};
 use crate::urlkey::UrlKey;
+use crate::{lang, markdown};
 
 /// Everything the record is assembled from.
 pub(super) struct Classified<'p> {
@@ -18,6 +20,7 @@ pub(super) struct Classified<'p> {
     pub evidence: &'p Evidence,
     pub reasons: &'p [Reason],
     pub heuristic: Heuristic,
+    pub meta: PageMeta,
 }
 
 /// How many blocks the record kept and dropped.
@@ -27,14 +30,15 @@ pub(super) struct Tally {
     pub boilerplate: u64,
 }
 
-/// The clean-text record: the content blocks joined by blank lines, with per-block detail when
-/// `with_blocks`, the model that decided, and the record's times and source.
+/// The clean-text record: the content blocks joined by blank lines (by a line break between parts
+/// of one `<pre>`), rendered as Markdown, with its language and per-block detail as `output` asks,
+/// the page's metadata, the model that decided, and the record's times and source.
 pub(super) fn record(
     classified: Classified<'_>,
     source: &Source,
     timestamp_ms: Option<i64>,
     batch_started: &str,
-    with_blocks: bool,
+    output: &OutputOptions,
 ) -> (CleanRecord, Tally) {
     let Classified {
         page,
@@ -44,18 +48,30 @@ pub(super) fn record(
         evidence,
         reasons,
         heuristic,
+        meta,
     } = classified;
+    let canonical_url = meta
+        .canonical_url
+        .and_then(|href| canonical_url(page.effective_url(), &href));
     let mut tally = Tally::default();
     let mut text = String::with_capacity(page.html.len() / 8);
-    let mut details = with_blocks.then(|| Vec::with_capacity(blocks.len()));
+    let mut details = output.blocks.then(|| Vec::with_capacity(blocks.len()));
+    let mut content = Vec::new();
+    let mut last_pre = None;
     for ((block, &count), &reason) in blocks.iter().zip(&evidence.counts).zip(reasons) {
         match reason.label() {
             Label::Content => {
                 tally.content += 1;
                 if !text.is_empty() {
-                    text.push_str("\n\n");
+                    // Parts of one preformatted text (split by a `<br>`) are its lines.
+                    let same_pre = block.pre.is_some() && block.pre == last_pre;
+                    text.push_str(if same_pre { "\n" } else { "\n\n" });
                 }
                 text.push_str(&block.text);
+                last_pre = block.pre;
+                if output.markdown || output.lang {
+                    content.push(block);
+                }
             }
             Label::Boilerplate => tally.boilerplate += 1,
         }
@@ -71,6 +87,14 @@ pub(super) fn record(
         domain: key.domain,
         title: page.title,
         text,
+        markdown: output
+            .markdown
+            .then(|| markdown::render(content.iter().copied())),
+        lang: if output.lang {
+            lang::detect(content)
+        } else {
+            None
+        },
         blocks: details,
         model: ModelInfo {
             node: branch.path_to(choice.depth),
@@ -78,11 +102,28 @@ pub(super) fn record(
             heuristic: heuristic.to_string(),
             cold_start: choice.cold_start,
         },
+        description: meta.description,
+        author: meta.author,
+        published: meta.published,
+        canonical_url,
+        site_name: meta.site_name,
         fetched_at: page.fetched_at.and_then(|t| t.format(&Rfc3339).ok()),
+        encoding: page.encoding,
         processed_at: processed_at(timestamp_ms, page.fetched_at, batch_started),
         source: source.clone(),
+        warnings: Vec::new(),
     };
     (record, tally)
+}
+
+/// The page's canonical URL: `href` resolved against the page's URL, when it is an http(s) URL.
+fn canonical_url(page_url: &str, href: &str) -> Option<String> {
+    let base = url::Url::parse(page_url).ok();
+    let url = url::Url::options()
+        .base_url(base.as_ref())
+        .parse(href)
+        .ok()?;
+    matches!(url.scheme(), "http" | "https").then(|| url.into())
 }
 
 /// The output's `processed_at`: the input record's own timestamp (the Kafka record time), else

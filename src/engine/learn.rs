@@ -23,13 +23,30 @@ pub(super) struct Learned {
     pub block_paths: Vec<Option<BlockKey>>,
 }
 
-/// The page's event time in milliseconds: its `fetched_at`, else the input record's own
-/// timestamp, else the wall clock.
-pub(super) fn event_time_ms(page: &RawPage, record_ms: Option<i64>) -> i64 {
-    page.fetched_at
+/// How far an event time may lie ahead of its reference (the input record's timestamp, or the
+/// wall clock when that is earlier or missing): a crawler's clock may be off by hours, a page
+/// is not fetched tomorrow.
+pub const MAX_AHEAD_MS: i64 = 24 * 3600 * 1000;
+
+/// The page's event time in milliseconds — its `fetched_at`, else the input record's own
+/// timestamp, else the wall clock — and whether it was clamped: a time more than
+/// [`MAX_AHEAD_MS`] ahead of the reference (the record's timestamp, or the wall clock when that
+/// is earlier or missing) is replaced by the reference (and the caller takes no later time than
+/// the domain's newest), so one record dated 9999 cannot make retention forget a domain. A
+/// replay of older input gets the same times as the first run.
+pub(super) fn event_time_ms(page: &RawPage, record_ms: Option<i64>) -> (i64, bool) {
+    let now = (OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000) as i64;
+    let reference = record_ms.map_or(now, |ms| ms.min(now));
+    let time = page
+        .fetched_at
         .map(|t| (t.unix_timestamp_nanos() / 1_000_000) as i64)
         .or(record_ms)
-        .unwrap_or_else(|| (OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000) as i64)
+        .unwrap_or(now);
+    if time > reference.saturating_add(MAX_AHEAD_MS) {
+        (reference, true)
+    } else {
+        (time, false)
+    }
 }
 
 /// The page's fingerprint: pure, from its key, branch, blocks and time.

@@ -60,9 +60,11 @@ impl<'a> Input<'a> {
 /// What became of one input record.
 #[derive(Clone, Debug)]
 pub enum Outcome {
-    /// Accepted, inserted and classified.
+    /// Accepted, inserted and classified: a new page, or a new version of a held one (its old
+    /// version forgotten first).
     Clean(Box<CleanRecord>),
-    /// Its URL key is already held in its domain: counted, not inserted, not classified.
+    /// Its URL key is already held in its domain with the same content (the same distinct block
+    /// texts and element paths): counted, not inserted, not classified.
     Duplicate {
         /// The duplicate URL key.
         url_key: String,
@@ -92,9 +94,11 @@ pub struct Change {
 pub struct Stats {
     /// Records seen.
     pub records: u64,
-    /// Pages accepted and classified.
+    /// Pages accepted and classified, new versions included.
     pub pages: u64,
-    /// Duplicates skipped.
+    /// Pages accepted as a new version of a held URL key whose content changed (also in `pages`).
+    pub versions: u64,
+    /// Duplicates skipped: a held URL key fetched again with the same content.
     pub duplicates: u64,
     /// Records rejected.
     pub rejected: u64,
@@ -106,6 +110,11 @@ pub struct Stats {
     pub html_bytes: u64,
     /// Documents forgotten by retention.
     pub forgotten: u64,
+    /// Pages whose event time lay more than a day ahead of the record's time and was clamped.
+    pub clamped_times: u64,
+    /// Optional fields dropped from accepted pages for their type or value (named in the
+    /// output's `warnings`).
+    pub dropped_fields: u64,
 }
 
 /// The engine could not be built from its configuration.

@@ -11,6 +11,16 @@ use crate::record::DeadLetter;
 use crate::state::{StateError, Txn};
 use crate::tree::{Classifier, Retention};
 use crate::urlkey::UrlKeyer;
+use time::format_description::well_known::Rfc3339;
+use time::OffsetDateTime;
+
+/// A time in milliseconds since the epoch as RFC 3339 (empty when out of range).
+fn rfc3339_ms(ms: i64) -> String {
+    OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
+        .ok()
+        .and_then(|t| t.format(&Rfc3339).ok())
+        .unwrap_or_default()
+}
 
 /// The engine's parts one batch works with.
 pub(super) struct PageContext<'e> {
@@ -45,7 +55,7 @@ impl PageContext<'_> {
         txn: &mut Txn<'_>,
         input: &Input<'_>,
     ) -> Result<Outcome, StateError> {
-        let page = match admit::decode(input.bytes, self.max_record_bytes) {
+        let mut page = match admit::decode(input.bytes, self.max_record_bytes) {
             Ok(page) => page,
             Err(rejection) => return Ok(self.reject(input, rejection)),
         };
@@ -53,18 +63,44 @@ impl PageContext<'_> {
             Ok(keyed) => keyed,
             Err(rejection) => return Ok(self.reject(input, rejection)),
         };
-        if admit::is_duplicate(txn, &branch, &key)? {
-            return Ok(Outcome::Duplicate {
-                url_key: key.key,
-                domain: key.domain,
-            });
-        }
+        let held = admit::held(txn, &branch, &key)?;
         let blocks = match admit::blocks(self.tokenizer, &page) {
             Ok(blocks) => blocks,
             Err(rejection) => return Ok(self.reject(input, rejection)),
         };
-        let time_ms = learn::event_time_ms(&page, input.timestamp_ms);
+        let meta = self.tokenizer.take_meta();
+        let (mut time_ms, clamped) = learn::event_time_ms(&page, input.timestamp_ms);
+        let mut warnings = std::mem::take(&mut page.warnings);
+        self.stats.dropped_fields += warnings.len() as u64;
+        if clamped {
+            // An untrusted time ages nothing: it goes no further than the domain's newest.
+            let domain = txn.domain(branch.root())?;
+            if domain.held() > 0 {
+                time_ms = time_ms.min(domain.newest_ms);
+            }
+            self.stats.clamped_times += 1;
+            let claimed = match page.fetched_at {
+                Some(t) => t.format(&Rfc3339).unwrap_or_default(),
+                None => input.timestamp_ms.map(rfc3339_ms).unwrap_or_default(),
+            };
+            warnings.push(format!(
+                "event time {claimed} is more than a day ahead of the record's time: {} used",
+                rfc3339_ms(time_ms),
+            ));
+        }
         let learned = learn::fingerprint(&key, &branch, &blocks, time_ms);
+        if let Some((seq, old)) = held {
+            if admit::is_duplicate(&old, &learned.fp) {
+                return Ok(Outcome::Duplicate {
+                    url_key: key.key,
+                    domain: key.domain,
+                });
+            }
+            // A new version: the old one is forgotten exactly, the new one inserted below. The
+            // changelog's record of the new version replaces the old one's under the same key.
+            txn.forget(branch.root(), seq, &old)?;
+            self.stats.versions += 1;
+        }
         self.stats.forgotten += learn::learn(
             txn,
             branch.root(),
@@ -76,7 +112,7 @@ impl PageContext<'_> {
         let evidence = lookup::look_up(txn, self.classifier, &branch, &blocks, &learned)?;
         let reasons = classify::classify(self.classifier, &blocks, &evidence);
         self.stats.html_bytes += page.html.len() as u64;
-        let (record, tally) = assemble::record(
+        let (mut record, tally) = assemble::record(
             Classified {
                 page,
                 key,
@@ -85,12 +121,14 @@ impl PageContext<'_> {
                 evidence: &evidence,
                 reasons: &reasons,
                 heuristic: self.classifier.heuristic(),
+                meta,
             },
             &input.source,
             input.timestamp_ms,
             self.batch_started,
-            self.output.blocks,
+            self.output,
         );
+        record.warnings = warnings;
         self.stats.content_blocks += tally.content;
         self.stats.boilerplate_blocks += tally.boilerplate;
         Ok(Outcome::Clean(Box::new(record)))

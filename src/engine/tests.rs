@@ -4,7 +4,7 @@ use super::admit::{self, Rejection};
 use super::assemble::{self, Classified};
 use super::{classify, learn, lookup};
 use crate::blocks::{ParseLimits, Tokenizer};
-use crate::config::DomainCheck;
+use crate::config::{DomainCheck, OutputOptions};
 use crate::record::{ErrorKind, Source};
 use crate::state::{StateOptions, Store};
 use crate::tree::{classifier, Heuristic, Label, Reason, Retention};
@@ -72,6 +72,32 @@ fn key_checks_the_claimed_domain() {
 }
 
 #[test]
+fn a_unicode_domain_agrees_with_its_punycode_url() {
+    for (url, domain) in [
+        ("https://www.bücher.de/a", "bücher.de"),
+        ("https://www.xn--bcher-kva.de/a", "Bücher.DE."),
+        ("https://www.bücher.de/a", "xn--bcher-kva.de"),
+        ("http://例え.jp/x", "例え.jp"),
+    ] {
+        let bytes = serde_json::to_vec(&serde_json::json!({
+            "url": url, "domain": domain, "html": "<p>x</p>",
+        }))
+        .unwrap();
+        let page = admit::decode(&bytes, 1 << 20).unwrap();
+        let (key, _) = admit::key(&keyer(), DomainCheck::Verify, &page)
+            .unwrap_or_else(|r| panic!("{url} {domain}: {}", r.message));
+        assert!(key.domain.starts_with("xn--"), "{}", key.domain);
+    }
+    let bytes = serde_json::to_vec(&serde_json::json!({
+        "url": "https://www.bucher.de/a", "domain": "bücher.de", "html": "x",
+    }))
+    .unwrap();
+    let page = admit::decode(&bytes, 1 << 20).unwrap();
+    let rejection = admit::key(&keyer(), DomainCheck::Verify, &page).unwrap_err();
+    assert_eq!(rejection.kind, ErrorKind::DomainMismatch);
+}
+
+#[test]
 fn blocks_reject_a_page_over_the_limit() {
     let mut tokenizer = Tokenizer::new(ParseLimits {
         max_html_bytes: 64,
@@ -99,7 +125,7 @@ fn stream(
         let mut txn = store.begin();
         let page = admit::decode(&record(n, story), 1 << 20).unwrap();
         let (key, branch) = admit::key(&keyer(), DomainCheck::Verify, &page).unwrap();
-        assert!(!admit::is_duplicate(&mut txn, &branch, &key).unwrap());
+        assert!(admit::held(&mut txn, &branch, &key).unwrap().is_none());
         let blocks = admit::blocks(&mut tokenizer, &page).unwrap();
         let learned = learn::fingerprint(&key, &branch, &blocks, 0);
         let mut changes = Vec::new();
@@ -113,7 +139,9 @@ fn stream(
         )
         .unwrap();
         assert_eq!((forgotten, changes.len()), (0, 1));
-        assert!(admit::is_duplicate(&mut txn, &branch, &key).unwrap());
+        let (_, held) = admit::held(&mut txn, &branch, &key).unwrap().unwrap();
+        assert_eq!(held, learned.fp);
+        assert!(admit::is_duplicate(&held, &learned.fp));
         let evidence =
             lookup::look_up(&mut txn, classifier.as_ref(), &branch, &blocks, &learned).unwrap();
         let reasons = classify::classify(classifier.as_ref(), &blocks, &evidence);
@@ -126,11 +154,16 @@ fn stream(
                 evidence: &evidence,
                 reasons: &reasons,
                 heuristic,
+                meta: tokenizer.take_meta(),
             },
             &Source::line("test", n as u64),
             None,
             "2025-03-01T12:00:00Z",
-            true,
+            &OutputOptions {
+                blocks: true,
+                markdown: true,
+                ..OutputOptions::default()
+            },
         );
         assert_eq!(
             (tally.content + tally.boilerplate) as usize,
@@ -138,6 +171,9 @@ fn stream(
             "every block is tallied once"
         );
         assert_eq!(record.blocks.as_ref().map(Vec::len), Some(blocks.len()));
+        // The Markdown holds the same content, the headline marked as one.
+        let markdown = record.markdown.clone().unwrap();
+        assert_eq!(markdown.replace("# ", ""), record.text);
         txn.commit().unwrap();
         last = Some((
             blocks.iter().map(|b| b.text.clone()).collect(),

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use rdkafka::consumer::{
     BaseConsumer, CommitMode, Consumer, ConsumerContext, ConsumerGroupMetadata, RebalanceProtocol,
 };
-use rdkafka::error::KafkaError;
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::Message;
 use rdkafka::statistics::Statistics;
 use rdkafka::topic_partition_list::{Offset, TopicPartitionList};
@@ -22,7 +22,7 @@ use tokio::sync::{watch, Semaphore};
 
 use super::http::{self, Readiness, Status};
 use super::metrics::{Metrics, MetricsError};
-use super::producer::{log_to_tracing, Producer};
+use super::producer::{log_error, log_to_tracing, Producer};
 use super::progress::Start;
 use super::worker::{Batch, Committer, OpenError, PartitionWorker, Record, Shared};
 use crate::config::Config;
@@ -129,6 +129,17 @@ impl DriverContext {
         if partitions.is_empty() {
             readiness.set_assigned(true);
             return restoring;
+        }
+        match topic_partitions(consumer, &self.shared.config) {
+            Ok(counts) => {
+                if let Err(e) = check_copartitioned(&self.shared.config, counts) {
+                    tracing::error!("{e}");
+                    let mut fatal = self.fatal.lock().unwrap_or_else(|e| e.into_inner());
+                    fatal.get_or_insert(e);
+                    return restoring;
+                }
+            }
+            Err(e) => tracing::warn!("cannot read the topics' partition counts: {e}"),
         }
         let mut wanted = TopicPartitionList::new();
         for &partition in &partitions {
@@ -261,10 +272,18 @@ impl ClientContext for DriverContext {
     }
 
     fn error(&self, error: KafkaError, reason: &str) {
-        tracing::error!(target: "librdkafka", "{error}: {reason}");
+        if matches!(error, KafkaError::Global(RDKafkaErrorCode::AllBrokersDown)) {
+            self.shared
+                .readiness
+                .set_unreachable(Some(reason.to_owned()));
+        }
+        log_error(&error, reason);
     }
 
     fn stats(&self, statistics: Statistics) {
+        if statistics.brokers.values().any(|b| b.state == "UP") {
+            self.shared.readiness.set_unreachable(None);
+        }
         let Some(topic) = statistics.topics.get(self.input()) else {
             return;
         };
@@ -329,6 +348,68 @@ impl ConsumerContext for DriverContext {
         if let Err(e) = result {
             tracing::error!("applying the rebalance: {e}");
         }
+    }
+}
+
+/// The partition counts of the input and the changelog topic as the broker reports them, `None`
+/// for a topic it does not know.
+fn topic_partitions<C: ConsumerContext, K: Consumer<C>>(
+    consumer: &K,
+    config: &Config,
+) -> Result<(Option<usize>, Option<usize>), KafkaError> {
+    let topics = &config.kafka.topics;
+    let count = |topic: &str| -> Result<Option<usize>, KafkaError> {
+        let metadata = consumer.fetch_metadata(Some(topic), Duration::from_secs(10))?;
+        Ok(metadata
+            .topics()
+            .iter()
+            .find(|t| t.name() == topic && t.error().is_none())
+            .map(|t| t.partitions().len())
+            .filter(|&n| n > 0))
+    };
+    Ok((count(&topics.input)?, count(&topics.changelog)?))
+}
+
+/// Checks the topics' partition counts once the HTTP endpoints answer; they are checked again on
+/// every assignment, so an unreachable broker only postpones the check.
+async fn check_at_start(consumer: &Arc<StreamConsumer>, shared: &Shared) -> Result<(), OpenError> {
+    let consumer = consumer.clone();
+    let config = shared.config.clone();
+    let counts = tokio::task::spawn_blocking(move || {
+        topic_partitions(consumer.as_ref(), &config).map(|counts| (counts, config))
+    })
+    .await;
+    match counts {
+        Ok(Ok((counts, config))) => check_copartitioned(&config, counts),
+        Ok(Err(e)) => {
+            tracing::info!("partition counts not checked yet: {e}");
+            Ok(())
+        }
+        Err(e) => {
+            tracing::warn!("partition counts not checked: {e}");
+            Ok(())
+        }
+    }
+}
+
+/// Refuses a changelog that cannot be co-partitioned with the input: input partition N's
+/// documents go to changelog partition N, so the changelog needs at least as many partitions.
+fn check_copartitioned(
+    config: &Config,
+    (input, changelog): (Option<usize>, Option<usize>),
+) -> Result<(), OpenError> {
+    let topics = &config.kafka.topics;
+    let Some(input) = input else {
+        return Ok(());
+    };
+    match changelog {
+        Some(changelog) if changelog >= input => Ok(()),
+        found => Err(OpenError::Changelog {
+            changelog: topics.changelog.clone(),
+            found: found.unwrap_or(0),
+            input: topics.input.clone(),
+            needed: input,
+        }),
     }
 }
 
@@ -423,7 +504,10 @@ impl Worker {
                 source,
             })?;
 
-        let result = drive(&consumer, &context, &shared, shutdown).await;
+        let result = match check_at_start(&consumer, &shared).await {
+            Ok(()) => drive(&consumer, &context, &shared, shutdown).await,
+            Err(e) => Err(e.into()),
+        };
 
         let timeout = Duration::from_secs(shared.config.kafka.shutdown_timeout_secs);
         let deadline = Instant::now() + timeout;
@@ -488,8 +572,11 @@ async fn drive(
         let mut full = None;
         match received {
             Err(_) => {}
-            Ok(Err(e)) => tracing::warn!("consumer: {e}"),
+            Ok(Err(e)) => {
+                super::logs::throttled(&format!("consumer: {e}"), |line| tracing::warn!("{line}"))
+            }
             Ok(Ok(message)) => {
+                shared.readiness.set_unreachable(None);
                 if message.topic() == config.kafka.topics.input {
                     let record = Record {
                         payload: message.payload().map(<[u8]>::to_vec),

@@ -16,51 +16,86 @@ use tokio::sync::watch;
 
 use super::metrics::Metrics;
 
-/// Whether the worker is ready: its partitions are assigned and opened and none is restoring its
-/// state. Every change is mirrored into the `urltree_ready` and `urltree_restoring_partitions`
-/// gauges, so they always agree with `/readyz`.
+/// Whether the worker is ready: the brokers are reachable, its partitions are assigned and opened
+/// and none is restoring its state. Every change is mirrored into the `urltree_ready` and
+/// `urltree_restoring_partitions` gauges, so they always agree with `/readyz`.
 pub struct Readiness {
-    state: Mutex<(bool, i64)>,
+    state: Mutex<State>,
     metrics: Metrics,
+}
+
+#[derive(Default)]
+struct State {
+    assigned: bool,
+    restoring: i64,
+    /// Why no broker can be reached, while none can.
+    unreachable: Option<String>,
+}
+
+impl State {
+    fn ready(&self) -> bool {
+        self.assigned && self.restoring == 0 && self.unreachable.is_none()
+    }
 }
 
 impl Readiness {
     /// Not ready, nothing restoring.
     pub fn new(metrics: Metrics) -> Readiness {
         let r = Readiness {
-            state: Mutex::new((false, 0)),
+            state: Mutex::new(State::default()),
             metrics,
         };
         r.update(|_| {});
         r
     }
 
-    fn update(&self, change: impl FnOnce(&mut (bool, i64))) {
+    fn update(&self, change: impl FnOnce(&mut State)) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         change(&mut state);
-        self.metrics.ready.set(i64::from(state.0 && state.1 == 0));
-        self.metrics.restoring_partitions.set(state.1);
+        self.metrics.ready.set(i64::from(state.ready()));
+        self.metrics.restoring_partitions.set(state.restoring);
     }
 
     /// Records whether the assignment is complete (all assigned partitions opened).
     pub fn set_assigned(&self, assigned: bool) {
-        self.update(|s| s.0 = assigned);
+        self.update(|s| s.assigned = assigned);
     }
 
     /// A partition starts restoring its state.
     pub fn restore_started(&self) {
-        self.update(|s| s.1 += 1);
+        self.update(|s| s.restoring += 1);
     }
 
     /// A partition finished (or abandoned) restoring.
     pub fn restore_finished(&self) {
-        self.update(|s| s.1 = (s.1 - 1).max(0));
+        self.update(|s| s.restoring = (s.restoring - 1).max(0));
+    }
+
+    /// No broker can be reached (`Some(why)`), or one can again (`None`).
+    pub fn set_unreachable(&self, why: Option<String>) {
+        self.update(|s| s.unreachable = why);
     }
 
     /// What `/readyz` reports.
     pub fn is_ready(&self) -> bool {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).ready()
+    }
+
+    /// Why the worker is not ready, for a person to read; `None` when it is.
+    pub fn reason(&self) -> Option<String> {
         let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.0 && state.1 == 0
+        if let Some(why) = &state.unreachable {
+            Some(format!("no Kafka broker reachable: {why}"))
+        } else if !state.assigned {
+            Some("partitions not assigned yet (joining the consumer group) or not opened".into())
+        } else if state.restoring > 0 {
+            Some(format!(
+                "{} partitions restoring their state from the changelog",
+                state.restoring
+            ))
+        } else {
+            None
+        }
     }
 }
 
@@ -154,12 +189,14 @@ fn route(req: &Request<Incoming>, status: &Status) -> Response<Full<Bytes>> {
             status.metrics.render(),
         ),
         "/healthz" => text(StatusCode::OK, PLAIN, "ok\n".into()),
-        "/readyz" if status.ready.is_ready() => text(StatusCode::OK, PLAIN, "ready\n".into()),
-        "/readyz" => text(
-            StatusCode::SERVICE_UNAVAILABLE,
-            PLAIN,
-            "not ready: partitions not assigned, not opened or restoring\n".into(),
-        ),
+        "/readyz" => match status.ready.reason() {
+            None => text(StatusCode::OK, PLAIN, "ready\n".into()),
+            Some(why) => text(
+                StatusCode::SERVICE_UNAVAILABLE,
+                PLAIN,
+                format!("not ready: {why}\n"),
+            ),
+        },
         _ => text(StatusCode::NOT_FOUND, PLAIN, "not found\n".into()),
     }
 }
@@ -190,5 +227,16 @@ mod tests {
         assert_eq!(metrics.restoring_partitions.get(), 0);
         ready.set_assigned(false);
         agree(false);
+        assert!(ready.reason().unwrap().contains("not assigned"));
+        ready.set_assigned(true);
+        ready.set_unreachable(Some("1/1 brokers are down".into()));
+        agree(false);
+        assert_eq!(
+            ready.reason().unwrap(),
+            "no Kafka broker reachable: 1/1 brokers are down"
+        );
+        ready.set_unreachable(None);
+        agree(true);
+        assert_eq!(ready.reason(), None);
     }
 }

@@ -14,6 +14,13 @@ pub struct Metrics {
     registry: Registry,
     /// Input records by outcome (`clean`, `duplicate`, `rejected`, `skipped` = already applied).
     pub pages: IntCounterVec,
+    /// Pages accepted as a new version of a URL key already held, its content changed (also
+    /// counted as `clean` in `pages`).
+    pub versions: IntCounter,
+    /// Pages whose event time lay more than a day ahead of the record's time, clamped.
+    pub clamped_times: IntCounter,
+    /// Optional fields dropped from accepted pages for their type or value.
+    pub dropped_fields: IntCounter,
     /// Classified blocks by label (`content`, `boilerplate`).
     pub blocks: IntCounterVec,
     /// Seconds from a batch's hand-off to processing until its offset is committed, by stage
@@ -72,6 +79,18 @@ impl Metrics {
                 "urltree_pages_total",
                 "Input records by outcome.",
                 "outcome",
+            )?,
+            versions: IntCounter::new(
+                "urltree_page_versions_total",
+                "Pages accepted as a new version of a URL already held (also counted as clean).",
+            )?,
+            clamped_times: IntCounter::new(
+                "urltree_event_time_clamped_total",
+                "Pages whose event time lay more than a day ahead of the record's time, clamped.",
+            )?,
+            dropped_fields: IntCounter::new(
+                "urltree_dropped_fields_total",
+                "Optional fields dropped from accepted pages for their type or value.",
             )?,
             blocks: counter_vec(
                 "urltree_blocks_total",
@@ -192,6 +211,9 @@ impl Metrics {
         }
         let r = &m.registry;
         r.register(Box::new(m.pages.clone()))?;
+        r.register(Box::new(m.versions.clone()))?;
+        r.register(Box::new(m.clamped_times.clone()))?;
+        r.register(Box::new(m.dropped_fields.clone()))?;
         r.register(Box::new(m.blocks.clone()))?;
         r.register(Box::new(m.batch_seconds.clone()))?;
         r.register(Box::new(m.input_bytes.clone()))?;
@@ -247,6 +269,9 @@ mod tests {
         for name in [
             "urltree_pages_total{outcome=\"clean\"} 0",
             "urltree_blocks_total{label=\"content\"} 0",
+            "urltree_page_versions_total 0",
+            "urltree_event_time_clamped_total 0",
+            "urltree_dropped_fields_total 0",
             "urltree_batch_seconds_bucket{stage=\"total\"",
             "urltree_dead_letters_total{kind=\"bad-url\"} 0",
             "urltree_consumer_lag_records{partition=\"3\"} 7",

@@ -97,22 +97,35 @@ impl ClientContext for TracingContext {
             // The changelog reader asks for end-of-partition events.
             tracing::debug!(target: "librdkafka", "{error}: {reason}");
         } else {
-            tracing::error!(target: "librdkafka", "{error}: {reason}");
+            log_error(&error, reason);
         }
     }
 }
 
-/// Emits one librdkafka log line as a `tracing` event of the matching level.
+/// Logs a librdkafka error, each kind at most once per [`super::logs::WINDOW`]: an unreachable
+/// broker reports the same failure many times a second.
+pub fn log_error(error: &KafkaError, reason: &str) {
+    super::logs::throttled(
+        &format!("{error}: {reason}"),
+        |line| tracing::error!(target: "librdkafka", "{line}"),
+    );
+}
+
+/// Emits one librdkafka log line as a `tracing` event of the matching level; above debug, each
+/// kind of line at most once per [`super::logs::WINDOW`].
 pub fn log_to_tracing(level: rdkafka::config::RDKafkaLogLevel, fac: &str, message: &str) {
     use rdkafka::config::RDKafkaLogLevel as L;
-    match level {
-        L::Emerg | L::Alert | L::Critical | L::Error => {
-            tracing::error!(target: "librdkafka", "{fac} {message}")
-        }
-        L::Warning => tracing::warn!(target: "librdkafka", "{fac} {message}"),
-        L::Notice | L::Info => tracing::info!(target: "librdkafka", "{fac} {message}"),
-        L::Debug => tracing::debug!(target: "librdkafka", "{fac} {message}"),
+    if matches!(level, L::Debug) {
+        tracing::debug!(target: "librdkafka", "{fac} {message}");
+        return;
     }
+    super::logs::throttled(&format!("{fac} {message}"), |line| match level {
+        L::Emerg | L::Alert | L::Critical | L::Error => {
+            tracing::error!(target: "librdkafka", "{line}")
+        }
+        L::Warning => tracing::warn!(target: "librdkafka", "{line}"),
+        _ => tracing::info!(target: "librdkafka", "{line}"),
+    });
 }
 
 /// A producer of output, dead-letter and changelog records.

@@ -127,6 +127,23 @@ pub enum OpenError {
         /// What happened.
         detail: String,
     },
+    /// The changelog topic is missing or has fewer partitions than the input, so some
+    /// partitions' documents have no changelog partition to go to.
+    #[error(
+        "the changelog topic {changelog:?} has {found} partitions, the input topic {input:?} {needed}: \
+         create the changelog with {needed} partitions (input partition N writes to changelog \
+         partition N) and cleanup.policy=compact"
+    )]
+    Changelog {
+        /// The changelog topic.
+        changelog: String,
+        /// Its partitions (0 when it does not exist).
+        found: usize,
+        /// The input topic.
+        input: String,
+        /// The input's partitions.
+        needed: usize,
+    },
 }
 
 /// A running partition worker.
@@ -637,6 +654,13 @@ impl PartitionRun {
             (after.pages - before.pages).saturating_sub(oversized),
         );
         pages("duplicate", after.duplicates - before.duplicates);
+        metrics.versions.inc_by(after.versions - before.versions);
+        metrics
+            .clamped_times
+            .inc_by(after.clamped_times - before.clamped_times);
+        metrics
+            .dropped_fields
+            .inc_by(after.dropped_fields - before.dropped_fields);
         pages("rejected", after.rejected - before.rejected + oversized);
         metrics
             .dead_letters

@@ -40,6 +40,11 @@ impl<R: Read> LineReader<R> {
         }
     }
 
+    /// The number of the last line read (blank ones included): the position of a read error.
+    pub fn line_number(&self) -> u64 {
+        self.number
+    }
+
     /// The next non-blank line, or `None` at the end of input.
     pub fn next_line(&mut self) -> io::Result<Option<Line>> {
         loop {

@@ -6,14 +6,14 @@ pub mod lines;
 pub mod writer;
 
 use std::fs::File;
-use std::io::{self, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use flate2::read::MultiGzDecoder;
+use flate2::bufread::GzDecoder;
 
-pub use html_dir::HtmlDir;
+pub use html_dir::{html_record, DirEntry, HtmlDir};
 pub use lines::{Line, LineReader};
 pub use writer::JsonlWriter;
 
@@ -42,6 +42,10 @@ pub struct JsonlInput {
     pub consumed: Arc<AtomicU64>,
     /// Display name of the input (`-` for stdin).
     pub name: String,
+    /// Set when a gzip input goes on after its last member with bytes that are no gzip member:
+    /// the records before them were all read (the reader ends there), but the input was not
+    /// what it should be.
+    pub trailing_garbage: Arc<AtomicBool>,
 }
 
 /// Opens a JSONL file (`-` for stdin); gzip is detected by its magic bytes, not the file name.
@@ -61,13 +65,13 @@ pub fn open_jsonl(path: &Path, max_line_bytes: usize) -> io::Result<JsonlInput> 
         count: Arc::clone(&consumed),
     };
     let mut buffered = BufReader::with_capacity(1 << 16, counted);
-    let is_gzip = {
-        use std::io::BufRead;
-        let head = buffered.fill_buf()?;
-        head.len() >= 2 && head[0] == 0x1f && head[1] == 0x8b
-    };
+    let is_gzip = is_gzip_member(buffered.fill_buf().map_err(|e| with_path(e, path))?);
+    let trailing_garbage = Arc::new(AtomicBool::new(false));
     let reader: Box<dyn Read + Send> = if is_gzip {
-        Box::new(MultiGzDecoder::new(buffered))
+        Box::new(GzMembers {
+            decoder: Some(GzDecoder::new(buffered)),
+            trailing_garbage: Arc::clone(&trailing_garbage),
+        })
     } else {
         Box::new(buffered)
     };
@@ -76,12 +80,60 @@ pub fn open_jsonl(path: &Path, max_line_bytes: usize) -> io::Result<JsonlInput> 
         size,
         consumed,
         name,
+        trailing_garbage,
     })
+}
+
+fn is_gzip_member(head: &[u8]) -> bool {
+    head.len() >= 2 && head[0] == 0x1f && head[1] == 0x8b
+}
+
+/// The concatenated members of a gzip stream (as `gzip` writes them with `cat a.gz b.gz`).
+/// Bytes after a complete member that start no new member end the stream cleanly, so that the
+/// last member's last line counts as complete, and set the `trailing_garbage` flag; a member cut
+/// short is an `UnexpectedEof` error, so its incomplete last line is never taken for a record.
+struct GzMembers<R: BufRead> {
+    decoder: Option<GzDecoder<R>>,
+    trailing_garbage: Arc<AtomicBool>,
+}
+
+impl<R: BufRead> Read for GzMembers<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let Some(decoder) = self.decoder.as_mut() else {
+                return Ok(0);
+            };
+            let n = decoder.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            // The member is complete: a next one, the end, or garbage.
+            let Some(decoder) = self.decoder.take() else {
+                return Ok(0);
+            };
+            let mut inner = decoder.into_inner();
+            let head = inner.fill_buf()?;
+            if head.is_empty() {
+                return Ok(0);
+            }
+            if !is_gzip_member(head) {
+                self.trailing_garbage.store(true, Ordering::Relaxed);
+                return Ok(0);
+            }
+            self.decoder = Some(GzDecoder::new(inner));
+        }
+    }
 }
 
 /// An I/O error annotated with the path it concerns.
 pub fn with_path(e: io::Error, path: &Path) -> io::Error {
     io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+/// Whether `path` is one HTML file (not a directory; named `.html`/`.htm`, as
+/// [`HtmlDir`] reads them).
+pub fn is_html_file(path: &Path) -> bool {
+    !path.is_dir() && html_dir::is_html_name(path)
 }
 
 /// Where an input path points.

@@ -1,6 +1,7 @@
 //! The clean-text output record.
 
-use super::Source;
+use super::{EncodingInfo, Source};
+use crate::lang::Language;
 use crate::tree::Label;
 
 /// Which node of the tree decided, and how sure it could be.
@@ -35,7 +36,9 @@ pub struct BlockDetail {
 
 /// The output record of one accepted page (DESIGN §5).
 ///
-/// Guarantees: `text` is the content blocks in document order joined by blank lines.
+/// Guarantees: `text` is the content blocks in document order joined by blank lines (parts of one
+/// `<pre>` split by a tag by a line break); text inside `<pre>` keeps its line breaks and
+/// indentation, all other white space is collapsed.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CleanRecord {
     /// The requested URL.
@@ -52,18 +55,50 @@ pub struct CleanRecord {
     pub title: Option<String>,
     /// The main text.
     pub text: String,
+    /// The main text as Markdown ([`crate::markdown::render`] of the content blocks), when
+    /// configured.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub markdown: Option<String>,
     /// Per-block detail, when configured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub blocks: Option<Vec<BlockDetail>>,
+    /// The language of the main text ([`crate::lang::detect`]), when configured and one can be
+    /// told.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub lang: Option<Language>,
+    /// The page's own description (`<meta name=description>`, Open Graph, JSON-LD), when it
+    /// has one. Like the fields below, read from the page's `<meta>`, `<link>` and JSON-LD in
+    /// the tokenizer's pass ([`crate::blocks::PageMeta`]).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub description: Option<String>,
+    /// The author(s) the page names.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub author: Option<String>,
+    /// When the page says it was published: an ISO 8601 date or date-time as given.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub published: Option<String>,
+    /// The URL the page names as its canonical one, resolved against its URL (http(s) only).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub canonical_url: Option<String>,
+    /// The name of the site the page says it belongs to.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub site_name: Option<String>,
     /// The deciding node.
     pub model: ModelInfo,
     /// When the crawler fetched the page (RFC 3339), when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fetched_at: Option<String>,
+    /// The encoding the page's bytes were decoded from and how it was chosen (`text` when the
+    /// record carried the page as JSON text).
+    pub encoding: EncodingInfo,
     /// The input record's time (RFC 3339), so a replayed input yields the identical record: the
     /// Kafka record timestamp (the epoch when it has none); for local files the page's
     /// `fetched_at`, else the wall clock of the batch.
     pub processed_at: String,
     /// Where the input came from.
     pub source: Source,
+    /// What was wrong with the input record and how it was mended (a clamped event time, a
+    /// dropped optional field); absent when nothing was.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }

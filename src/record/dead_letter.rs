@@ -14,7 +14,7 @@ pub enum ErrorKind {
     InvalidField,
     /// The record or its HTML exceeds a configured size limit.
     TooLarge,
-    /// `html_base64` is not valid base64, or the charset is unknown.
+    /// `html_base64` is not valid base64.
     BadEncoding,
     /// The URL cannot be keyed (unparsable, no host, not http(s), too long, …).
     BadUrl,
@@ -22,11 +22,13 @@ pub enum ErrorKind {
     DomainMismatch,
     /// The HTML could not be tokenized within the parser's limits.
     BadHtml,
+    /// The input could not be read (a file of a directory input: a dangling link, no permission).
+    Unreadable,
 }
 
 impl ErrorKind {
     /// Every kind, for pre-registering metric label values.
-    pub const ALL: [ErrorKind; 8] = [
+    pub const ALL: [ErrorKind; 9] = [
         ErrorKind::InvalidJson,
         ErrorKind::MissingField,
         ErrorKind::InvalidField,
@@ -35,6 +37,7 @@ impl ErrorKind {
         ErrorKind::BadUrl,
         ErrorKind::DomainMismatch,
         ErrorKind::BadHtml,
+        ErrorKind::Unreadable,
     ];
 
     /// The kebab-case name.
@@ -48,6 +51,7 @@ impl ErrorKind {
             ErrorKind::BadUrl => "bad-url",
             ErrorKind::DomainMismatch => "domain-mismatch",
             ErrorKind::BadHtml => "bad-html",
+            ErrorKind::Unreadable => "unreadable",
         }
     }
 }

@@ -1,12 +1,12 @@
 //! The raw-html input record: decoding, validation and charset handling.
 
-use std::collections::BTreeMap;
-
 use base64::Engine as _;
 use thiserror::Error;
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
+use super::charset::{self, Declared, EncodingInfo};
+use super::fields;
 use super::wire::Wire;
 use super::ErrorKind;
 
@@ -35,7 +35,7 @@ pub enum RecordError {
         /// The limit.
         limit: usize,
     },
-    /// `html_base64` or its charset could not be decoded.
+    /// `html_base64` is not base64.
     #[error("cannot decode html_base64: {0}")]
     BadEncoding(String),
 }
@@ -55,8 +55,9 @@ impl RecordError {
 
 /// A decoded, validated input page.
 ///
-/// Guarantees: `url` is non-empty; `html` is valid UTF-8; `fetched_at` parsed as RFC 3339 when
-/// present. The HTML's own size limit is the tokenizer's ([`crate::blocks::ParseLimits`]).
+/// Guarantees: `url` is non-empty; `html` is valid UTF-8, decoded from `html_base64` in the
+/// encoding `encoding` names; `fetched_at` parsed as RFC 3339 when present. The HTML's own size
+/// limit is the tokenizer's ([`crate::blocks::ParseLimits`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RawPage {
     /// The requested URL.
@@ -67,8 +68,12 @@ pub struct RawPage {
     pub title: Option<String>,
     /// The page's HTML, decoded to UTF-8.
     pub html: String,
+    /// The encoding the HTML was decoded from and how it was chosen.
+    pub encoding: EncodingInfo,
     /// When the crawler fetched the page.
     pub fetched_at: Option<OffsetDateTime>,
+    /// Optional fields dropped for their type or value, each named with the reason.
+    pub warnings: Vec<String>,
     /// The registrable domain the producer keyed the record by, when given.
     pub domain: Option<String>,
 }
@@ -83,15 +88,18 @@ impl RawPage {
     }
 
     /// Decodes one JSON record of at most `max_record_bytes`; never panics on arbitrary bytes.
+    /// A UTF-8 byte-order mark before the record is skipped. An optional field of the wrong type
+    /// (or a `fetched_at` that is not RFC 3339) is dropped and named in `warnings`.
     pub fn decode(bytes: &[u8], max_record_bytes: usize) -> Result<RawPage, RecordError> {
         check_size(bytes, max_record_bytes)?;
-        // The one-pass reader takes well-formed records; serde_json judges the rest, so errors
-        // are serde_json's own.
-        let wire = match Wire::parse(bytes) {
-            Some(wire) => wire,
+        let bytes = skip_bom(bytes);
+        // The one-pass reader takes well-formed records; serde_json reads the rest, member by
+        // member where a field has the wrong type, so syntax errors are serde_json's own.
+        let (wire, warnings) = match Wire::parse(bytes) {
+            Some(wire) => (wire, Vec::new()),
             None => decode_wire_with_serde(bytes)?,
         };
-        RawPage::from_wire(wire)
+        RawPage::from_wire(wire, warnings)
     }
 
     /// [`RawPage::decode`] with serde_json reading every record: the reference it must equal.
@@ -101,40 +109,61 @@ impl RawPage {
         max_record_bytes: usize,
     ) -> Result<RawPage, RecordError> {
         check_size(bytes, max_record_bytes)?;
-        RawPage::from_wire(decode_wire_with_serde(bytes)?)
+        let (wire, warnings) = decode_wire_with_serde(skip_bom(bytes))?;
+        RawPage::from_wire(wire, warnings)
     }
 
     /// Validates the record's fields.
-    fn from_wire(wire: Wire) -> Result<RawPage, RecordError> {
+    fn from_wire(wire: Wire, mut warnings: Vec<String>) -> Result<RawPage, RecordError> {
         let url = wire
             .url
             .filter(|u| !u.trim().is_empty())
             .ok_or(RecordError::MissingField("url"))?;
-        let html = match (wire.html, wire.html_base64) {
-            (Some(html), _) => html,
+        let (html, encoding) = match (wire.html, wire.html_base64) {
+            (Some(html), _) => (html, EncodingInfo::text()),
             (None, Some(encoded)) => {
-                decode_base64_html(&encoded, wire.charset.as_deref(), wire.headers.as_ref())?
+                let bytes = decode_base64(&encoded)?;
+                // The host's top-level domain steers the detector, as in browsers.
+                let page_url = wire.response_url.as_deref().unwrap_or(&url);
+                let host = url::Url::parse(page_url)
+                    .ok()
+                    .and_then(|u| u.host_str().map(str::to_owned));
+                let declared = Declared {
+                    charset: wire.charset.as_deref(),
+                    headers: wire.headers.as_ref(),
+                    host: host.as_deref(),
+                };
+                charset::decode(&bytes, declared)
             }
             (None, None) => return Err(RecordError::MissingField("html")),
         };
         let fetched_at = match wire.fetched_at.as_deref().map(str::trim) {
             None | Some("") => None,
-            Some(text) => Some(OffsetDateTime::parse(text, &Rfc3339).map_err(|e| {
-                RecordError::InvalidField {
-                    field: "fetched_at",
-                    reason: format!("{text:?} is not RFC 3339: {e}"),
+            Some(text) => match OffsetDateTime::parse(text, &Rfc3339) {
+                Ok(time) => Some(time),
+                Err(e) => {
+                    let why = format!("{text:?} is not RFC 3339 (a time with its offset): {e}");
+                    warnings.push(fields::dropped("fetched_at", &why));
+                    None
                 }
-            })?),
+            },
         };
         Ok(RawPage {
             url,
             response_url: wire.response_url,
             title: wire.title,
             html,
+            encoding,
             fetched_at,
             domain: wire.domain.filter(|d| !d.trim().is_empty()),
+            warnings,
         })
     }
+}
+
+/// The record without a UTF-8 byte-order mark in front (editors on some systems write one).
+fn skip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
 }
 
 /// A record over `max_record_bytes` is refused before any parsing.
@@ -148,56 +177,48 @@ fn check_size(bytes: &[u8], max_record_bytes: usize) -> Result<(), RecordError> 
     Ok(())
 }
 
-/// The record's fields as serde_json reads them, or its error as a [`RecordError`].
-fn decode_wire_with_serde(bytes: &[u8]) -> Result<Wire, RecordError> {
-    serde_json::from_slice(bytes).map_err(|e| match e.classify() {
-        // Well-formed JSON of the wrong shape: name the field problem, not the syntax.
-        serde_json::error::Category::Data => RecordError::InvalidField {
-            field: "record",
-            reason: e.to_string(),
-        },
-        _ => RecordError::InvalidJson(e.to_string()),
-    })
+/// The record's fields as serde_json reads them; when a field has the wrong type, as
+/// [`fields::read`] reads them (optional ones dropped with a warning).
+fn decode_wire_with_serde(bytes: &[u8]) -> Result<(Wire, Vec<String>), RecordError> {
+    match serde_json::from_slice(bytes) {
+        Ok(wire) => Ok((wire, Vec::new())),
+        Err(_) => fields::read(bytes),
+    }
 }
 
-fn decode_base64_html(
-    encoded: &str,
-    charset: Option<&str>,
-    headers: Option<&BTreeMap<String, String>>,
-) -> Result<String, RecordError> {
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(encoded.trim())
-        .map_err(|e| RecordError::BadEncoding(format!("invalid base64: {e}")))?;
-    let label = charset
-        .map(str::to_owned)
-        .or_else(|| headers.and_then(content_type_charset));
-    let encoding = match label {
-        Some(label) => encoding_rs::Encoding::for_label(label.trim().as_bytes())
-            .ok_or_else(|| RecordError::BadEncoding(format!("unknown charset {label:?}")))?,
-        None => encoding_rs::UTF_8,
+/// The bytes of a base64 text as crawlers write it: the standard or the URL-safe alphabet, with or
+/// without padding, with line breaks or other ASCII whitespace anywhere (MIME wraps at 76).
+fn decode_base64(encoded: &str) -> Result<Vec<u8>, RecordError> {
+    use base64::alphabet;
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    const LENIENT: GeneralPurposeConfig =
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent);
+    const STANDARD: GeneralPurpose = GeneralPurpose::new(&alphabet::STANDARD, LENIENT);
+    const URL_SAFE: GeneralPurpose = GeneralPurpose::new(&alphabet::URL_SAFE, LENIENT);
+    let compact: Vec<u8>;
+    let mut text = encoded.as_bytes();
+    if text.iter().any(u8::is_ascii_whitespace) {
+        compact = text
+            .iter()
+            .copied()
+            .filter(|b| !b.is_ascii_whitespace())
+            .collect();
+        text = &compact;
+    }
+    let engine = if text.iter().any(|&b| b == b'-' || b == b'_') {
+        &URL_SAFE
+    } else {
+        &STANDARD
     };
-    // A byte-order mark overrides the declared charset, as in browsers; malformed sequences become
-    // U+FFFD rather than failing the page.
-    let (text, _, _) = encoding.decode(&bytes);
-    Ok(text.into_owned())
-}
-
-fn content_type_charset(headers: &BTreeMap<String, String>) -> Option<String> {
-    let value = headers
-        .iter()
-        .find(|(name, _)| name.eq_ignore_ascii_case("content-type"))?
-        .1;
-    value.split(';').find_map(|part| {
-        let (name, val) = part.split_once('=')?;
-        name.trim()
-            .eq_ignore_ascii_case("charset")
-            .then(|| val.trim().trim_matches('"').to_owned())
-    })
+    engine
+        .decode(text)
+        .map_err(|e| RecordError::BadEncoding(format!("invalid base64: {e}")))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::EncodingSource;
     use proptest::prelude::*;
 
     fn decode(s: &str) -> Result<RawPage, RecordError> {
@@ -239,10 +260,60 @@ mod tests {
             decode(r#"{"url":5,"html":"x"}"#).unwrap_err().kind(),
             ErrorKind::InvalidField
         );
-        let e =
-            decode(r#"{"url":"http://a.com","html":"x","fetched_at":"yesterday"}"#).unwrap_err();
-        assert_eq!(e.kind(), ErrorKind::InvalidField);
-        assert!(e.to_string().contains("fetched_at"));
+        let e = decode(r#"{"url":5,"html":"x"}"#).unwrap_err().to_string();
+        assert!(e.contains("`url`"), "the message names the field: {e}");
+    }
+
+    #[test]
+    fn bad_optional_fields_are_dropped_and_the_page_kept() {
+        for (record, field) in [
+            (
+                r#"{"url":"http://a.com","html":"x","fetched_at":"yesterday"}"#,
+                "fetched_at",
+            ),
+            (
+                r#"{"url":"http://a.com","html":"x","fetched_at":"2024-05-01T10:00:00"}"#,
+                "fetched_at",
+            ),
+            (
+                r#"{"url":"http://a.com","html":"x","title":{"en":"T"}}"#,
+                "title",
+            ),
+            (
+                r#"{"url":"http://a.com","html":"x","headers":"text/html"}"#,
+                "headers",
+            ),
+            (
+                r#"{"url":"http://a.com","html":"x","headers":{"Age":3}}"#,
+                "headers",
+            ),
+            (
+                r#"{"url":"http://a.com","html":"x","response_url":false}"#,
+                "response_url",
+            ),
+        ] {
+            let page = decode(record).unwrap_or_else(|e| panic!("{record}: {e}"));
+            assert_eq!(page.html, "x");
+            assert_eq!(page.warnings.len(), 1, "{record}");
+            assert!(
+                page.warnings[0].starts_with(&format!("field `{field}`")),
+                "{:?}",
+                page.warnings
+            );
+            assert!(page.warnings[0].ends_with("dropped"), "{:?}", page.warnings);
+        }
+        let page =
+            decode(r#"{"url":"http://a.com","html":"x","fetched_at":"2024-05-01T10:00:00Z"}"#)
+                .unwrap();
+        assert!(page.fetched_at.is_some() && page.warnings.is_empty());
+    }
+
+    #[test]
+    fn a_byte_order_mark_before_a_record_is_skipped() {
+        let record = b"\xEF\xBB\xBF{\"url\":\"http://a.com\",\"html\":\"<p>x</p>\"}";
+        let page = RawPage::decode(record, 1 << 20).unwrap();
+        assert_eq!(page.html, "<p>x</p>");
+        assert!(page.warnings.is_empty());
     }
 
     #[test]
@@ -273,14 +344,62 @@ mod tests {
         let rec =
             format!(r#"{{"url":"http://a.com","html_base64":"{sjis}","charset":"shift_jis"}}"#);
         assert_eq!(decode(&rec).unwrap().html, "日本");
-        // Undeclared bytes are read as UTF-8 with replacement, never rejected.
+        // Undeclared bytes are detected, never rejected; so are bytes with an unknown label.
         let rec = format!(r#"{{"url":"http://a.com","html_base64":"{latin1}"}}"#);
-        assert_eq!(decode(&rec).unwrap().html, "caf\u{FFFD}");
+        let page = decode(&rec).unwrap();
+        assert_eq!(page.html, "café");
+        assert_eq!(page.encoding.source, EncodingSource::Detected);
         let rec =
             format!(r#"{{"url":"http://a.com","html_base64":"{latin1}","charset":"klingon"}}"#);
-        assert_eq!(decode(&rec).unwrap_err().kind(), ErrorKind::BadEncoding);
+        assert_eq!(decode(&rec).unwrap().html, "café");
         let rec = r#"{"url":"http://a.com","html_base64":"!!!"}"#;
         assert_eq!(decode(rec).unwrap_err().kind(), ErrorKind::BadEncoding);
+        // JSON text is text.
+        let page = decode(r#"{"url":"http://a.com","html":"<p>x</p>"}"#).unwrap();
+        assert_eq!(page.encoding, EncodingInfo::text());
+    }
+
+    #[test]
+    fn a_page_that_declares_its_encoding_in_a_meta_is_decoded_in_it() {
+        // The record of the report: windows-1251 bytes, no charset field, no header.
+        let html = "<html><head><meta charset=\"windows-1251\"></head><body><p>Это статья на русском языке.</p></body></html>";
+        let (bytes, _, _) = encoding_rs::WINDOWS_1251.encode(html);
+        let encoded = base64::engine::general_purpose::STANDARD.encode(&bytes);
+        let rec = format!(r#"{{"url":"http://ru.example.com/a","html_base64":"{encoded}"}}"#);
+        let page = decode(&rec).unwrap();
+        assert_eq!(page.html, html);
+        assert_eq!(page.encoding.name, "windows-1251");
+        assert_eq!(page.encoding.source, EncodingSource::Meta);
+        let html = "<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=Shift_JIS\"></head><body><p>日本語の記事です。</p></body></html>";
+        let (bytes, _, _) = encoding_rs::SHIFT_JIS.encode(html);
+        let encoded = base64::engine::general_purpose::STANDARD.encode(&bytes);
+        let rec = format!(r#"{{"url":"http://jp.example.com/a","html_base64":"{encoded}"}}"#);
+        let page = decode(&rec).unwrap();
+        assert_eq!(page.html, html);
+        assert_eq!(page.encoding.name, "Shift_JIS");
+    }
+
+    #[test]
+    fn base64_as_crawlers_write_it() {
+        let mut html = "<p>Grüße aus Köln, schöne Grüße!</p>".repeat(4);
+        while html.len().is_multiple_of(3) {
+            html.push('.');
+        }
+        let standard = base64::engine::general_purpose::STANDARD.encode(html.as_bytes());
+        let url_safe = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(html.as_bytes());
+        assert!(url_safe.contains(['-', '_']), "{url_safe}");
+        let wrapped: String = standard
+            .as_bytes()
+            .chunks(76)
+            .map(|c| String::from_utf8_lossy(c).into_owned())
+            .collect::<Vec<_>>()
+            .join("\r\n");
+        let unpadded = standard.trim_end_matches('=');
+        assert_ne!(unpadded, standard);
+        for encoded in [&standard, &url_safe, &wrapped, unpadded] {
+            let rec = serde_json::json!({"url": "http://a.de", "html_base64": encoded, "charset": "utf-8"});
+            assert_eq!(decode(&rec.to_string()).unwrap().html, html, "{encoded}");
+        }
     }
 
     proptest! {

@@ -6,7 +6,7 @@
 //! | `support` | node id (8) | i64 `n_s`, merged |
 //! | `docs` | domain id (8) · sequence (8, big-endian) | [`Fingerprint`](crate::tree::Fingerprint) |
 //! | `seen` | domain id (8) · MD5 of the URL key (16) | sequence (8) |
-//! | `domains` | domain id (8) | [`DomainMeta`] |
+//! | `domains` | domain id (8) | [`DomainMeta`] (24 bytes, or 32 when it has gaps) |
 //! | `progress` | source name (UTF-8) | next offset to apply (8) |
 
 use md5::{Digest, Md5};
@@ -42,40 +42,56 @@ pub fn seen_key(domain: NodeId, url_key: &str) -> [u8; 24] {
 
 /// Per-domain bookkeeping: the arrival sequence numbers of the retained documents and the newest
 /// event time. Derived from the `docs` column family; kept so eviction needs no scan.
+///
+/// The retained documents have sequence numbers in `first_seq..next_seq`, except for `gaps` of
+/// them: documents replaced by a newer version of their page, which moved to the end. A gap is
+/// skipped (and `first_seq` moves past it) when it becomes the oldest.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DomainMeta {
-    /// Sequence number of the oldest retained document.
+    /// Sequence number of the oldest retained document, or of a gap before it.
     pub first_seq: u64,
     /// Sequence number the next document will get.
     pub next_seq: u64,
     /// Newest event time seen in the domain (ms since the epoch).
     pub newest_ms: i64,
+    /// Sequence numbers in `first_seq..next_seq` that hold no document.
+    pub gaps: u64,
 }
 
 impl DomainMeta {
     /// Documents retained.
     pub fn held(&self) -> u64 {
-        self.next_seq - self.first_seq
+        self.next_seq - self.first_seq - self.gaps
     }
 
-    /// The 24-byte stored form.
-    pub fn encode(&self) -> [u8; 24] {
-        let mut out = [0u8; 24];
-        out[..8].copy_from_slice(&self.first_seq.to_be_bytes());
-        out[8..16].copy_from_slice(&self.next_seq.to_be_bytes());
-        out[16..].copy_from_slice(&self.newest_ms.to_be_bytes());
+    /// The stored form: 24 bytes (first, next, newest), followed by the gaps only when there are
+    /// any, so a domain without gaps is stored as before gaps existed.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(32);
+        out.extend_from_slice(&self.first_seq.to_be_bytes());
+        out.extend_from_slice(&self.next_seq.to_be_bytes());
+        out.extend_from_slice(&self.newest_ms.to_be_bytes());
+        if self.gaps > 0 {
+            out.extend_from_slice(&self.gaps.to_be_bytes());
+        }
         out
     }
 
-    /// Decodes [`DomainMeta::encode`]; `None` when the bytes are not 24 long or inconsistent.
+    /// Decodes [`DomainMeta::encode`]; `None` when the bytes are not 24 or 32 long or inconsistent.
     pub fn decode(bytes: &[u8]) -> Option<DomainMeta> {
         let first_seq = u64::from_be_bytes(bytes.get(..8)?.try_into().ok()?);
         let next_seq = u64::from_be_bytes(bytes.get(8..16)?.try_into().ok()?);
         let newest_ms = i64::from_be_bytes(bytes.get(16..24)?.try_into().ok()?);
-        (bytes.len() == 24 && first_seq <= next_seq).then_some(DomainMeta {
+        let gaps = match bytes.len() {
+            24 => 0,
+            32 => u64::from_be_bytes(bytes.get(24..32)?.try_into().ok()?),
+            _ => return None,
+        };
+        (first_seq <= next_seq && gaps <= next_seq - first_seq).then_some(DomainMeta {
             first_seq,
             next_seq,
             newest_ms,
+            gaps,
         })
     }
 }
@@ -102,15 +118,25 @@ mod tests {
             first_seq: 3,
             next_seq: 9,
             newest_ms: -5,
+            gaps: 0,
         };
+        assert_eq!(m.encode().len(), 24);
         assert_eq!(DomainMeta::decode(&m.encode()), Some(m));
         assert_eq!(m.held(), 6);
+        let gapped = DomainMeta { gaps: 2, ..m };
+        assert_eq!(gapped.encode().len(), 32);
+        assert_eq!(DomainMeta::decode(&gapped.encode()), Some(gapped));
+        assert_eq!(gapped.held(), 4);
         assert_eq!(DomainMeta::decode(&[1, 2, 3]), None);
+        assert_eq!(DomainMeta::decode(&[0; 28]), None);
         let bad = DomainMeta {
             first_seq: 9,
             next_seq: 3,
             newest_ms: 0,
+            gaps: 0,
         };
         assert_eq!(DomainMeta::decode(&bad.encode()), None);
+        let too_many_gaps = DomainMeta { gaps: 7, ..m };
+        assert_eq!(DomainMeta::decode(&too_many_gaps.encode()), None);
     }
 }

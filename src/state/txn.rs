@@ -87,23 +87,47 @@ impl<'s> Txn<'s> {
         Ok(meta)
     }
 
-    /// Whether `url_key` is held in `domain` (the duplicate check).
-    pub fn seen(&mut self, domain: NodeId, url_key: &str) -> Result<bool, StateError> {
+    /// The document that `url_key` holds in `domain`, with its sequence number, if any: the
+    /// duplicate check. One read for a key not held; a held key's fingerprint is read too.
+    pub fn held(
+        &mut self,
+        domain: NodeId,
+        url_key: &str,
+    ) -> Result<Option<(u64, Fingerprint)>, StateError> {
         let key = keys::seen_key(domain, url_key);
-        if let Some(entry) = self.seen.get(&key) {
-            return Ok(entry.is_some());
-        }
-        let cf = self.store.cf("seen")?;
-        let stored = self
-            .store
-            .db()
-            .get_pinned_cf(&cf, key)
-            .map_err(db_err("reading a seen key"))?;
-        Ok(stored.is_some())
+        let seq = match self.seen.get(&key) {
+            Some(entry) => *entry,
+            None => {
+                let cf = self.store.cf("seen")?;
+                let stored = self
+                    .store
+                    .db()
+                    .get_pinned_cf(&cf, key)
+                    .map_err(db_err("reading a seen key"))?;
+                match stored {
+                    None => None,
+                    Some(bytes) => {
+                        Some(keys::decode_u64(&bytes).ok_or_else(|| StateError::Corrupt {
+                            cf: "seen",
+                            detail: format!("{} bytes for a sequence number", bytes.len()),
+                        })?)
+                    }
+                }
+            }
+        };
+        let Some(seq) = seq else {
+            return Ok(None);
+        };
+        let fp = self.doc(domain, seq)?.ok_or_else(|| StateError::Corrupt {
+            cf: "docs",
+            detail: format!("document {seq} of a held URL key is missing"),
+        })?;
+        Ok(Some((seq, fp)))
     }
 
     /// Inserts a document into `domain`: `n_s += 1` on every node of its branch and `c(b) += 1` for
-    /// each of its distinct blocks and each of its distinct element paths there; stores its fingerprint and seen key. Returns its sequence.
+    /// each of its distinct blocks and each of its distinct element paths there; stores its
+    /// fingerprint and seen key. Returns its sequence.
     pub fn insert(&mut self, domain: NodeId, fp: &Fingerprint) -> Result<u64, StateError> {
         let mut meta = self.domain(domain)?;
         let seq = meta.next_seq;
@@ -122,13 +146,9 @@ impl<'s> Txn<'s> {
         Ok(seq)
     }
 
-    /// The oldest retained document of `domain`, if any.
-    pub fn oldest(&mut self, domain: NodeId) -> Result<Option<Fingerprint>, StateError> {
-        let meta = self.domain(domain)?;
-        if meta.held() == 0 {
-            return Ok(None);
-        }
-        let key = keys::doc_key(domain, meta.first_seq);
+    /// The retained document at `seq` of `domain`, if any, including this batch's changes.
+    fn doc(&mut self, domain: NodeId, seq: u64) -> Result<Option<Fingerprint>, StateError> {
+        let key = keys::doc_key(domain, seq);
         let bytes = match self.docs.get(&key) {
             Some(pending) => pending.clone(),
             None => {
@@ -139,16 +159,35 @@ impl<'s> Txn<'s> {
                     .map_err(db_err("reading a document"))?
             }
         };
-        let bytes = bytes.ok_or_else(|| StateError::Corrupt {
-            cf: "docs",
-            detail: format!("document {} of a domain is missing", meta.first_seq),
-        })?;
-        Fingerprint::decode(&bytes)
-            .map(Some)
+        bytes
+            .map(|bytes| Fingerprint::decode(&bytes))
+            .transpose()
             .map_err(|e| StateError::Corrupt {
                 cf: "docs",
                 detail: e.to_string(),
             })
+    }
+
+    /// The oldest retained document of `domain`, if any. Skips the gaps before it, for good.
+    pub fn oldest(&mut self, domain: NodeId) -> Result<Option<Fingerprint>, StateError> {
+        loop {
+            let mut meta = self.domain(domain)?;
+            if meta.held() == 0 {
+                return Ok(None);
+            }
+            if let Some(fp) = self.doc(domain, meta.first_seq)? {
+                return Ok(Some(fp));
+            }
+            if meta.gaps == 0 {
+                return Err(StateError::Corrupt {
+                    cf: "docs",
+                    detail: format!("document {} of a domain is missing", meta.first_seq),
+                });
+            }
+            meta.first_seq += 1;
+            meta.gaps -= 1;
+            self.set_domain(domain, meta);
+        }
     }
 
     /// Forgets the oldest document of `domain`, decrementing exactly what inserting it incremented.
@@ -157,14 +196,26 @@ impl<'s> Txn<'s> {
         let Some(fp) = self.oldest(domain)? else {
             return Ok(None);
         };
-        let mut meta = self.domain(domain)?;
-        self.docs
-            .insert(keys::doc_key(domain, meta.first_seq), None);
-        self.seen.insert(keys::seen_key(domain, &fp.url_key), None);
-        meta.first_seq += 1;
-        self.set_domain(domain, meta);
-        self.apply(&fp, -1);
+        let seq = self.domain(domain)?.first_seq;
+        self.forget(domain, seq, &fp)?;
         Ok(Some(fp))
+    }
+
+    /// Forgets the document `fp` at `seq` of `domain` (as [`Txn::held`] read it), decrementing
+    /// exactly what inserting it incremented: the oldest when retention says so, or any one when
+    /// a new version of its page replaces it (its sequence number then becomes a gap).
+    pub fn forget(&mut self, domain: NodeId, seq: u64, fp: &Fingerprint) -> Result<(), StateError> {
+        let mut meta = self.domain(domain)?;
+        self.docs.insert(keys::doc_key(domain, seq), None);
+        self.seen.insert(keys::seen_key(domain, &fp.url_key), None);
+        if seq == meta.first_seq {
+            meta.first_seq += 1;
+        } else {
+            meta.gaps += 1;
+        }
+        self.set_domain(domain, meta);
+        self.apply(fp, -1);
+        Ok(())
     }
 
     fn set_domain(&mut self, domain: NodeId, meta: DomainMeta) {
@@ -304,7 +355,7 @@ impl<'s> Txn<'s> {
                 let op = if meta.held() == 0 {
                     Sst::Delete
                 } else {
-                    Sst::Put(meta.encode().to_vec())
+                    Sst::Put(meta.encode())
                 };
                 (&k[..], op)
             }),

@@ -20,7 +20,8 @@ impl NodeId {
 
 /// The nodes a page touches, root (its registrable domain) first, leaf last, with their readable names.
 ///
-/// The leaf stands for the page's own URL key. Equal keys are duplicates and never inserted, so a
+/// The leaf stands for the page's own URL key. A key holds one document at a time (an equal key is
+/// a duplicate, never inserted, or a new version, inserted after the old one is forgotten), so a
 /// leaf holds exactly one document: its support is 1 and every block of the page counts 1 there.
 /// The tree therefore stores only the interior nodes ([`Branch::stored`]) and derives the leaf.
 ///

@@ -89,6 +89,9 @@ pub enum RulesError {
         /// Index of the rule in `rules` (0-based).
         index: usize,
     },
+    /// A name of the `strip` list is empty (or only `*`).
+    #[error("empty parameter name in `strip`")]
+    EmptyStripName,
 }
 
 /// At most `max` characters of `s` (for error messages).

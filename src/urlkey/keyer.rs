@@ -77,7 +77,8 @@ impl UrlKeyer {
     /// default port and dot segments removed), fragment and user info dropped, trailing dot and (option)
     /// `www.` dropped from the host, percent-encoding normalized, query parameters sorted by name (stable),
     /// `_cid_=<md5 hex of the trimmed title>` added (replacing any `_cid_` of the URL), then the first rule
-    /// that applies filters the query, or the query is dropped. Never panics; errors say why there is no key.
+    /// that applies filters the query; where none applies, the query is kept minus the rules' `strip`
+    /// parameters (tracking, session ids) and `_cid_`. Never panics; errors say why there is no key.
     pub fn key(&self, url: &str, title: Option<&str>) -> Result<UrlKey, UrlKeyError> {
         if url.len() > self.options.max_url_bytes {
             return Err(UrlKeyError::TooLong {
@@ -144,8 +145,9 @@ impl UrlKeyer {
             query.push_to(&mut key, |_| true);
             let rule = self.rules.select(&key, &query);
             key.truncate(path_end);
-            if let Some(rule) = rule {
-                query.push_to(&mut key, |name| rule.keeps(name));
+            match rule {
+                Some(rule) => query.push_to(&mut key, |name| rule.keeps(name)),
+                None => query.push_to(&mut key, |name| self.rules.keeps_by_default(name)),
             }
         }
         debug_assert!(

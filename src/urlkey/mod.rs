@@ -28,4 +28,5 @@ pub use domain::registrable_domain;
 pub use error::{RulesError, UrlKeyError};
 pub use keyer::{KeyOptions, UrlKey, UrlKeyer};
 pub use normalize::CID_PARAM;
+pub(crate) use normalize::{push_escaped, Component};
 pub use rules::{QueryRule, QueryRules, RULES_SCHEMA_ID};

@@ -101,8 +101,35 @@ pub(crate) fn push_normalized(input: &str, component: Component, out: &mut Strin
     }
 }
 
+/// Appends `bytes` to `out` with every byte that `component` does not allow raw percent-encoded,
+/// `%` included: for names that hold no escapes of their own, like file names.
+pub(crate) fn push_escaped(bytes: &[u8], component: Component, out: &mut String) {
+    for &b in bytes {
+        if is_raw(b, component) {
+            out.push(char::from(b));
+        } else {
+            push_escape(out, b);
+        }
+    }
+}
+
 /// Whether the normalized parameter name `name` equals `wanted` after percent-decoding, ASCII case ignored.
 pub(crate) fn name_matches(name: &str, wanted: &str) -> bool {
+    name_compare(name, wanted, false)
+}
+
+/// Whether the normalized parameter name `name` matches `pattern` after percent-decoding, ASCII case
+/// ignored, where a `pattern` ending in `*` matches every name that starts with the rest (`utm_*`).
+pub(crate) fn name_matches_pattern(name: &str, pattern: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => name_compare(name, prefix, true),
+        None => name_compare(name, pattern, false),
+    }
+}
+
+/// Compares a normalized name, decoded byte by byte, with `wanted`; with `prefix`, `wanted` need
+/// only be a prefix of the decoded name.
+fn name_compare(name: &str, wanted: &str, prefix: bool) -> bool {
     let n = name.as_bytes();
     let mut w = wanted.as_bytes().iter();
     let mut i = 0;
@@ -124,6 +151,7 @@ pub(crate) fn name_matches(name: &str, wanted: &str) -> bool {
         };
         match w.next() {
             Some(&c) if c.eq_ignore_ascii_case(&b) => {}
+            None if prefix => return true,
             _ => return false,
         }
     }
@@ -155,6 +183,11 @@ impl Query {
             params: Vec::new(),
         };
         for piece in raw.split('&').filter(|p| !p.is_empty()) {
+            // `&amp;` is an HTML-escaped separator copied into the URL: the parameter follows it.
+            let piece = match piece.get(..4) {
+                Some(amp) if amp.eq_ignore_ascii_case("amp;") && piece.len() > 4 => &piece[4..],
+                _ => piece,
+            };
             let start = q.buf.len();
             push_normalized(piece, Component::Query, &mut q.buf);
             let end = q.buf.len();
@@ -254,6 +287,16 @@ mod tests {
     }
 
     #[test]
+    fn escaping_takes_percent_literally() {
+        let mut out = String::new();
+        push_escaped("a b#1 100%41ü".as_bytes(), Component::Path, &mut out);
+        assert_eq!(out, "a%20b%231%20100%2541%C3%BC");
+        let mut out = String::new();
+        push_escaped(b"t=7&f=/2?", Component::Query, &mut out);
+        assert_eq!(out, "t=7&f=/2?");
+    }
+
+    #[test]
     fn normalization_is_a_fixed_point() {
         for s in [
             "/%7e%zz%C3%bc ~x",
@@ -278,6 +321,21 @@ mod tests {
         assert!(name_matches("%2", "%2"));
         assert!(name_matches("%25", "%"));
         assert!(!name_matches("%25", "%25"));
+        assert!(name_matches_pattern("UTM_Source", "utm_*"));
+        assert!(name_matches_pattern("utm_", "utm_*"));
+        assert!(name_matches_pattern("utm%5Fx", "utm_*"));
+        assert!(!name_matches_pattern("utm", "utm_*"));
+        assert!(!name_matches_pattern("xutm_a", "utm_*"));
+        assert!(name_matches_pattern("fbclid", "FBCLID"));
+        assert!(!name_matches_pattern("fbclid2", "fbclid"));
+    }
+
+    #[test]
+    fn html_escaped_separators_are_read_as_separators() {
+        let q = Query::parse("a=1&amp;b=2&AMP;c=3&amp;&amp;=4", false);
+        let mut out = String::new();
+        q.push_to(&mut out, |_| true);
+        assert_eq!(out, "?a=1&b=2&c=3&amp;&=4");
     }
 
     #[test]

@@ -4,7 +4,10 @@
 //! Semantics. A rule *applies* to a URL when its pattern matches somewhere in the normalized URL (query sorted,
 //! `_cid_` added) and the query holds at least one parameter the rule keeps; a rule with an empty `keep` list
 //! applies on its pattern alone. The first rule that applies filters the query to the parameters it keeps; when
-//! none applies, the query is dropped. Parameter names compare ASCII-case-insensitively after percent-decoding.
+//! none applies, the query is kept minus the file's `strip` list (tracking and session parameters; a name ending
+//! in `*` is a prefix) and minus `_cid_`, which only a rule naming it keeps (⊕: the paper dropped the whole
+//! query, which merges distinct pages of forums, wikis and shops). Parameter names compare
+//! ASCII-case-insensitively after percent-decoding.
 //! The presence condition is the one of the authors' implementation (LATINO `UrlNormalizer`, which requires all
 //! kept parameters; here one is enough so a rule may list alternatives): a site's rule for article pages does
 //! not swallow its other pages, which fall through to later rules.
@@ -13,11 +16,11 @@
 //! `rules/default.json` are those of the authors' public pipeline that runs their URL Tree implementation
 //! (DacqPipe, `github.com/EU-FIRST/dacqpipe`, `Config/rules.txt`), rewritten for normalized keys: the default
 //! port is dropped from the patterns, `www.` is optional, `https` matches too, the content-id parameter is
-//! `_cid_`; its three rules that keep only a nameless parameter are left out. One generic rule is added last
-//! (⊕): on any other site, keep common article-id and paging parameters instead of dropping the whole query.
+//! `_cid_`; its three rules that keep only a nameless parameter are left out. Its `strip` list names the
+//! common tracking and session parameters (⊕); a rules file without `strip` uses that list.
 
 use super::error::{clip, RulesError};
-use super::normalize::{name_matches, Query};
+use super::normalize::{name_matches, name_matches_pattern, Query, CID_PARAM};
 use regex::{Regex, RegexSet};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -88,12 +91,14 @@ impl QueryRule {
     }
 }
 
-/// Ordered list of rules; the first rule that applies wins; when none applies the query is dropped.
-/// Guarantees: every pattern compiled, and one combined matcher built, so selecting a rule is one regex pass.
+/// Ordered list of rules; the first rule that applies wins; when none applies the query is kept minus the
+/// `strip` parameters and `_cid_`. Guarantees: every pattern compiled, and one combined matcher built, so
+/// selecting a rule is one regex pass.
 #[derive(Clone, Debug)]
 pub struct QueryRules {
     rules: Vec<QueryRule>,
     set: RegexSet,
+    strip: Vec<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -104,6 +109,8 @@ struct RulesFile {
     version: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     comment: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    strip: Option<Vec<String>>,
     rules: Vec<RuleSpec>,
 }
 
@@ -120,8 +127,8 @@ struct RuleSpec {
 pub const RULES_SCHEMA_ID: &str = "https://urltree.dev/schemas/url-rules/v1.json";
 
 impl QueryRules {
-    /// A rule list from compiled rules, in order. Errors: `InvalidPattern` when the combined matcher exceeds
-    /// the regex size limit.
+    /// A rule list from compiled rules, in order, with the default `strip` list. Errors: `InvalidPattern`
+    /// when the combined matcher exceeds the regex size limit.
     pub fn new(rules: Vec<QueryRule>) -> Result<Self, RulesError> {
         let set = RegexSet::new(rules.iter().map(QueryRule::pattern)).map_err(|e| {
             RulesError::InvalidPattern {
@@ -130,15 +137,41 @@ impl QueryRules {
                 reason: e.to_string(),
             }
         })?;
-        Ok(Self { rules, set })
+        Ok(Self {
+            rules,
+            set,
+            strip: default_strip(),
+        })
     }
 
-    /// No rules: every query is dropped.
+    /// No rules: every query is kept minus the default `strip` parameters and `_cid_`.
     pub fn empty() -> Self {
         Self {
             rules: Vec::new(),
             set: RegexSet::empty(),
+            strip: default_strip(),
         }
+    }
+
+    /// The same rules with another `strip` list: the parameters dropped where no rule applies (a name ending
+    /// in `*` is a prefix). Errors: `EmptyStripName` when a name is empty or only `*`.
+    pub fn with_strip(mut self, strip: Vec<String>) -> Result<Self, RulesError> {
+        if strip.iter().any(|n| n.trim_end_matches('*').is_empty()) {
+            return Err(RulesError::EmptyStripName);
+        }
+        self.strip = strip;
+        Ok(self)
+    }
+
+    /// The parameters dropped where no rule applies (a name ending in `*` is a prefix).
+    pub fn strip(&self) -> &[String] {
+        &self.strip
+    }
+
+    /// Whether the query parameter `name` stays in the key when no rule applies: it is neither a
+    /// `strip` parameter nor `_cid_`.
+    pub(crate) fn keeps_by_default(&self, name: &str) -> bool {
+        !name_matches(name, CID_PARAM) && !self.strip.iter().any(|p| name_matches_pattern(name, p))
     }
 
     /// The default rule set (`rules/default.json`, embedded): the paper's site rules plus one generic rule;
@@ -166,7 +199,11 @@ impl QueryRules {
             .enumerate()
             .map(|(i, r)| QueryRule::compile(i, &r.pattern, r.keep, r.comment))
             .collect::<Result<Vec<_>, _>>()?;
-        Self::new(rules)
+        let rules = Self::new(rules)?;
+        match file.strip {
+            Some(strip) => rules.with_strip(strip),
+            None => Ok(rules),
+        }
     }
 
     /// Reads and compiles a rules file. Errors: `Io` or `File`, both naming the path.
@@ -187,6 +224,7 @@ impl QueryRules {
             schema: Some(RULES_SCHEMA_ID.to_owned()),
             version: 1,
             comment: None,
+            strip: Some(self.strip.clone()),
             rules: self
                 .rules
                 .iter()
@@ -227,6 +265,20 @@ impl QueryRules {
             .filter_map(|i| self.rules.get(i))
             .find(|rule| rule.keep.is_empty() || rule.keep.iter().any(|k| query.has(k)))
     }
+}
+
+/// The `strip` list of the embedded default rules file (parsed once), used by rule sets that name none.
+fn default_strip() -> Vec<String> {
+    static STRIP: OnceLock<Vec<String>> = OnceLock::new();
+    STRIP
+        .get_or_init(|| {
+            // The embedded file is part of the program and checked by the tests, not input.
+            serde_json::from_str::<RulesFile>(DEFAULT_RULES_JSON)
+                .ok()
+                .and_then(|f| f.strip)
+                .unwrap_or_default()
+        })
+        .clone()
 }
 
 impl Default for QueryRules {

@@ -2,6 +2,8 @@
 //! and a tansu broker started per test on a free loopback port.
 #![allow(dead_code)]
 
+pub mod stream;
+
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};

@@ -355,8 +355,114 @@ fn tokenizer_reuse_gives_same_result() {
 #[test]
 fn plaintext_is_kept_raw() {
     assert_eq!(
-        texts("<p>a</p><plaintext><b>&amp;</b>"),
-        ["a", "<b>&amp;</b>"]
+        texts("<p>a</p><plaintext><b>&amp;</b>\n  x"),
+        ["a", "<b>&amp;</b>\n  x"]
+    );
+}
+
+#[test]
+fn pre_keeps_line_breaks_and_indentation() {
+    let html = "<p>Say:</p><pre class=x>\r\n<code>fn main() {\r\n    <span>println!</span>(&quot;hi&quot;);\r\n\n\t}\n</code>  \n</pre><p>a\n   b</p>";
+    let b = split(html);
+    check_invariants(&b, &ParseLimits::default());
+    let got: Vec<(&str, Option<u32>)> = b.iter().map(|b| (b.text.as_str(), b.pre)).collect();
+    assert_eq!(
+        got,
+        [
+            ("Say:", None),
+            ("fn main() {\n    println!(\"hi\");\n\n\t}", Some(1)),
+            ("a b", None)
+        ]
+    );
+    // Counts and identity are those of the collapsed text, so the tree sees the same block.
+    let flat = split("<div>fn main() { println!(\"hi\"); }</div>");
+    assert_eq!((b[1].chars, b[1].hash), (flat[0].chars, flat[0].hash));
+    assert_eq!(b[1].chars, 29);
+}
+
+#[test]
+fn pre_code_language_comes_from_the_class() {
+    let html = "<pre class=\"sourceCode\"><code class=\"language-Python x\">a<br>b</code></pre>\
+                <pre><code class=lang-c>c</code></pre><pre>d</pre><p class=language-x>e</p>";
+    let b = split(html);
+    check_invariants(&b, &ParseLimits::default());
+    let got: Vec<(&str, Option<&str>)> = b
+        .iter()
+        .map(|b| (b.text.as_str(), b.code_language.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("a", Some("python")),
+            ("b", Some("python")),
+            ("c", Some("c")),
+            ("d", None),
+            ("e", None)
+        ]
+    );
+}
+
+#[test]
+fn pre_split_by_tags_keeps_each_part_indented() {
+    let html = "<pre>  first\n    second<br>\n      third\n<div>  x  y</div></pre><pre>\n\n   </pre><p>after</p>";
+    let b = split(html);
+    check_invariants(&b, &ParseLimits::default());
+    let got: Vec<(&str, Option<u32>)> = b.iter().map(|b| (b.text.as_str(), b.pre)).collect();
+    assert_eq!(
+        got,
+        [
+            ("  first\n    second", Some(0)),
+            ("      third", Some(0)),
+            ("  x  y", Some(0)),
+            ("after", None)
+        ]
+    );
+}
+
+#[test]
+fn code_spans_mark_inline_code() {
+    let html = "<p>Call <code>foo()</code>, <kbd> Ctrl </kbd>or<tt>x<b>y</b></tt> \
+                <code>a<br>b</code></p><pre><code>no span</code></pre><p><code>é</code></p>";
+    let b = split(html);
+    check_invariants(&b, &ParseLimits::default());
+    let spans: Vec<Vec<&str>> = b
+        .iter()
+        .map(|b| {
+            b.code_spans
+                .iter()
+                .map(|&(s, e)| &b.text[s as usize..e as usize])
+                .collect()
+        })
+        .collect();
+    assert_eq!(b[0].text, "Call foo(), Ctrl orxy a");
+    assert_eq!(
+        spans,
+        [
+            vec!["foo()", "Ctrl ", "xy", "a"],
+            vec!["b"],
+            vec![],
+            vec!["é"]
+        ]
+    );
+}
+
+#[test]
+fn pre_truncates_like_its_collapsed_text() {
+    let limits = ParseLimits {
+        max_block_chars: 6,
+        ..ParseLimits::default()
+    };
+    let mut t = Tokenizer::new(limits.clone());
+    let b = t
+        .blocks(b"<pre>  ab\n   cd  ef\n gh</pre>")
+        .expect("blocks");
+    check_invariants(&b, &limits);
+    assert_eq!((b[0].text.as_str(), b[0].truncated), ("  ab\n   cd", true));
+    assert_eq!((b[0].chars, b[0].hash), (11, block_hash("abcdefgh")));
+    let b = t.blocks(b"<pre>ab\n   cd  </pre>").expect("blocks");
+    assert_eq!(
+        (b[0].text.as_str(), b[0].truncated, b[0].chars),
+        ("ab\n   cd", false, 5)
     );
 }
 
@@ -387,4 +493,38 @@ fn markup_hints_of_enclosing_elements() {
     ];
     let want: Vec<(String, Hint)> = want.iter().map(|(t, h)| (t.to_string(), *h)).collect();
     assert_eq!(got, want);
+}
+
+#[test]
+fn metadata_is_read_in_the_same_pass() {
+    let html = r#"<!doctype html><html><head><title>T</title>
+        <meta charset="utf-8"><META NAME="Description" CONTENT="A page &amp; its text">
+        <meta property="og:site_name" content="Example Site"/>
+        <link rel=canonical href="https://example.org/story">
+        <script type="application/ld+json">{"@type":"NewsArticle","author":{"name":"Ann Lee"},
+          "datePublished":"2021-06-07T08:09:10Z"}</script>
+        <script>var ld = {"author": "not this"};</script>
+        </head><body><p>Body text.</p><noscript><meta name=author content="Hidden"></noscript>
+        </body></html>"#;
+    let mut t = Tokenizer::new(ParseLimits::default());
+    let b = t.blocks(html.as_bytes()).expect("blocks");
+    assert_eq!(
+        b.iter().map(|b| b.text.as_str()).collect::<Vec<_>>(),
+        ["Body text."]
+    );
+    let meta = t.take_meta();
+    assert_eq!(meta.description.as_deref(), Some("A page & its text"));
+    assert_eq!(meta.site_name.as_deref(), Some("Example Site"));
+    assert_eq!(
+        meta.canonical_url.as_deref(),
+        Some("https://example.org/story")
+    );
+    assert_eq!(meta.author.as_deref(), Some("Ann Lee"));
+    assert_eq!(meta.published.as_deref(), Some("2021-06-07T08:09:10Z"));
+    // The next page starts empty; an unterminated JSON-LD script is still read at the end.
+    t.blocks(br#"<script type="application/ld+json">{"author":"Bo"}"#)
+        .expect("blocks");
+    let meta = t.take_meta();
+    assert_eq!(meta.author.as_deref(), Some("Bo"));
+    assert_eq!(meta.description, None);
 }

@@ -23,15 +23,32 @@ fn texts(html: &str) -> Vec<String> {
 fn check_invariants(blocks: &[Block], limits: &ParseLimits) {
     assert!(blocks.len() <= limits.max_blocks, "too many blocks");
     for b in blocks {
-        let t = &b.text;
-        assert!(!t.is_empty(), "empty block: {b:?}");
+        assert!(!b.text.is_empty(), "empty block: {b:?}");
+        assert!(!b.text.contains('\0'), "NUL in text: {b:?}");
+        let collapsed;
+        let t = if b.pre.is_some() {
+            // Preformatted: white space as written, no blank line before the first visible
+            // line, nothing trailing; counted as its collapsed form.
+            let first_line = b.text.split('\n').next().unwrap_or_default();
+            assert!(!first_line.trim().is_empty(), "leading blank line: {b:?}");
+            assert_eq!(b.text.trim_end(), b.text, "trailing white space: {b:?}");
+            assert!(
+                !b.text
+                    .chars()
+                    .any(|c| c.is_whitespace() && !matches!(c, ' ' | '\t' | '\n')),
+                "other white space: {b:?}"
+            );
+            collapsed = b.text.split_whitespace().collect::<Vec<_>>().join(" ");
+            &collapsed
+        } else {
+            &b.text
+        };
         assert_eq!(t.trim(), t, "untrimmed: {b:?}");
         assert!(!t.contains("  "), "double space: {b:?}");
         assert!(
             !t.chars().any(|c| c.is_whitespace() && c != ' '),
             "non-space white space: {b:?}"
         );
-        assert!(!t.contains('\0'), "NUL in text: {b:?}");
         let kept = u32::try_from(t.chars().count()).expect("count");
         assert!(kept <= u32::try_from(limits.max_block_chars.max(1)).unwrap_or(u32::MAX));
         if b.truncated {
@@ -42,6 +59,17 @@ fn check_invariants(blocks: &[Block], limits: &ParseLimits) {
             assert_eq!(b.hash.is_none(), !t.chars().any(char::is_alphabetic));
         }
         assert!(b.link_chars <= b.chars, "link chars: {b:?}");
+        assert!(
+            b.pre.is_none() || b.code_spans.is_empty(),
+            "code in pre: {b:?}"
+        );
+        let mut last_end = 0;
+        for &(start, end) in &b.code_spans {
+            assert!(last_end <= start && start < end, "code spans: {b:?}");
+            let (start, end) = (start as usize, end as usize);
+            assert!(b.text.get(start..end).is_some(), "code span bounds: {b:?}");
+            last_end = end as u32;
+        }
         let depth = if b.path.is_empty() {
             0
         } else {

@@ -35,14 +35,17 @@ fn paper_example_google_news_redirect() {
     assert_eq!(k.port, None);
     assert_eq!(k.segments, ["abcnews.go.com", "kabc"]);
     assert_eq!(k.leaf, "story?id=8691010");
-    // The request URL (the news aggregator's redirect) is a different page: no rule keeps its parameters.
+    // The request URL (the news aggregator's redirect) is a different page: no rule names it, so its
+    // query stays, sorted (the title's content id is kept only by a rule that names it).
     let request = "http://news.google.com/news/url?sa=t&fd=R&usg=AFQjCNE\
                    &url=http%3A%2F%2Fabcnews.go.com%2Fkabc%2Fstory%3Fid%3D8691010";
     let r = keyer().key(request, Some(title)).unwrap();
-    assert_eq!(r.key, "http://news.google.com/news/url");
+    let query =
+        "?fd=R&sa=t&url=http%3A%2F%2Fabcnews.go.com%2Fkabc%2Fstory%3Fid%3D8691010&usg=AFQjCNE";
+    assert_eq!(r.key, format!("http://news.google.com/news/url{query}"));
     assert_eq!(r.domain, "google.com");
     assert_eq!(r.segments, ["news.google.com", "news"]);
-    assert_eq!(r.leaf, "url");
+    assert_eq!(r.leaf, format!("url{query}"));
 }
 
 #[test]
@@ -137,13 +140,32 @@ fn query_params_sort_by_name_stable_for_equal_names() {
 }
 
 #[test]
-fn no_rule_drops_the_query_and_empty_query_has_no_question_mark() {
+fn no_rule_keeps_the_query_but_tracking_and_empty_query_has_no_question_mark() {
     let k = UrlKeyer::new(QueryRules::empty(), KeyOptions::default());
     assert_eq!(
-        k.key("http://example.com/a?id=1&x=2", Some("t"))
+        k.key(
+            "http://example.com/a?x=2&id=1&utm_source=rss&fbclid=Iw&JSESSIONID=9",
+            Some("t")
+        )
+        .unwrap()
+        .key,
+        "http://example.com/a?id=1&x=2"
+    );
+    assert_eq!(
+        k.key("http://example.com/a?utm_source=rss&_cid_=1", None)
             .unwrap()
             .key,
         "http://example.com/a"
+    );
+    let own = UrlKeyer::new(
+        QueryRules::empty().with_strip(vec!["x".into()]).unwrap(),
+        KeyOptions::default(),
+    );
+    assert_eq!(
+        own.key("http://example.com/a?x=2&id=1&utm_source=rss", None)
+            .unwrap()
+            .key,
+        "http://example.com/a?id=1&utm_source=rss"
     );
     assert_eq!(
         k.key("http://example.com/a?", None).unwrap().key,
@@ -160,12 +182,42 @@ fn no_rule_drops_the_query_and_empty_query_has_no_question_mark() {
     );
     assert_eq!(
         d.key(
-            "http://bigthink.com/x?utm_source=feedburner&utm_medium=feed",
+            "http://bigthink.com/x?utm_source=feedburner&amp;utm_medium=feed",
             None
         )
         .unwrap()
         .key,
         "http://bigthink.com/x"
+    );
+}
+
+#[test]
+fn distinct_pages_of_sites_no_rule_names_keep_distinct_keys() {
+    // Forums, wikis, video and shop pages: each query names another page.
+    let pages = [
+        "http://forum.example.org/viewtopic.php?t=101",
+        "http://forum.example.org/viewtopic.php?t=202",
+        "http://forum.example.org/viewtopic.php?f=3&t=202",
+        "http://wiki.example.org/index.php?title=Main_Page",
+        "http://wiki.example.org/index.php?title=Help:Contents",
+        "http://video.example.net/watch?v=dQw4w9WgXcQ",
+        "http://video.example.net/watch?v=9bZkp7q19f0",
+        "http://shop.example.com/product?sku=A-1",
+        "http://shop.example.com/product?sku=B-2",
+        "http://news.example.com/article?story=77",
+        "http://news.example.com/article?story=78",
+        "http://shop.example.com/product",
+    ];
+    let keys: std::collections::HashSet<String> = pages.iter().map(|u| key(u).key).collect();
+    assert_eq!(keys.len(), pages.len(), "{keys:?}");
+    // Their tracking and session parameters do not make another page.
+    assert_eq!(
+        key("http://forum.example.org/viewtopic.php?t=101&sid=0&utm_medium=social&gclid=x").key,
+        "http://forum.example.org/viewtopic.php?sid=0&t=101"
+    );
+    assert_eq!(
+        key("http://video.example.net/watch?v=9bZkp7q19f0&PHPSESSID=ab&utm_campaign=c").key,
+        "http://video.example.net/watch?v=9bZkp7q19f0"
     );
 }
 
@@ -216,11 +268,12 @@ fn cid_is_md5_of_the_title_when_a_rule_keeps_it() {
 
 #[test]
 fn cid_takes_part_in_rule_matching() {
-    // The index-page rule applies only when a title gave a _cid_; without one the query is dropped.
+    // The index-page rule applies only when a title gave a _cid_; without one no rule applies and the
+    // query stays.
     let no_title = keyer()
         .key("http://www.marketwatch.com/?siteid=rss", None)
         .unwrap();
-    assert_eq!(no_title.key, "http://marketwatch.com/");
+    assert_eq!(no_title.key, "http://marketwatch.com/?siteid=rss");
     let with_title = keyer()
         .key(
             "http://www.marketwatch.com/?siteid=rss",
@@ -257,10 +310,10 @@ fn site_rules_fall_through_when_their_parameters_are_absent() {
         key("http://sports.espn.go.com/nba/news/story?id=2&x=3").key,
         "http://sports.espn.go.com/nba/news/story?id=2"
     );
-    // Generic rule: common id and paging parameters on any other site.
+    // On any other site the whole query counts, sorted.
     assert_eq!(
         key("http://entermedia.co.kr/news/news_view.html?idx=8576&page=1&bc=03&mc=08&find=&sch_date=").key,
-        "http://entermedia.co.kr/news/news_view.html?idx=8576&page=1"
+        "http://entermedia.co.kr/news/news_view.html?bc=03&find=&idx=8576&mc=08&page=1&sch_date="
     );
     assert_eq!(
         key("http://nymag.com/page.cfm?page_id=2247").key,

@@ -41,12 +41,37 @@ fn shipped_default_rules_validate_against_the_schema() {
     assert_eq!(parsed.len(), default.len());
     assert_eq!(default.len(), rules["rules"].as_array().unwrap().len());
     assert!(default.len() > 100, "{}", default.len());
-    // The paper's example rule is there, and the generic rule is last.
+    // The paper's example rule is there, no rule applies to every site, and the strip list is the
+    // file's.
     assert!(default
         .rules()
         .iter()
         .any(|r| r.pattern() == r"^https?://abcnews\.go\.com/" && r.keep() == ["id"]));
-    assert_eq!(default.rules().last().unwrap().pattern(), "^https?://");
+    assert!(default.rules().iter().all(|r| r.pattern() != "^https?://"));
+    let strip: Vec<&str> = rules["strip"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(default.strip(), strip);
+    assert!(strip.contains(&"utm_*") && strip.contains(&"fbclid") && strip.contains(&"jsessionid"));
+}
+
+#[test]
+fn a_file_without_strip_takes_the_default_list_and_its_own_list_replaces_it() {
+    let plain = QueryRules::from_json(r#"{"version": 1, "rules": []}"#).unwrap();
+    assert_eq!(plain.strip(), QueryRules::paper_default().strip());
+    let own =
+        QueryRules::from_json(r#"{"version": 1, "strip": ["ref", "x_*"], "rules": []}"#).unwrap();
+    assert_eq!(own.strip(), ["ref", "x_*"]);
+    let none = QueryRules::from_json(r#"{"version": 1, "strip": [], "rules": []}"#).unwrap();
+    assert!(none.strip().is_empty());
+    // The list round-trips through the file format.
+    assert_eq!(
+        QueryRules::from_json(&own.to_json()).unwrap().strip(),
+        own.strip()
+    );
 }
 
 #[test]
@@ -63,6 +88,9 @@ fn schema_and_parser_agree_on_invalid_files() {
         json!({"version": 1, "rules": [{"pattern": "", "keep": ["id"]}]}),
         json!({"version": 1, "rules": [{"pattern": "x", "keep": [""]}]}),
         json!({"version": 1, "rules": [{"pattern": "x", "keep": "id"}]}),
+        json!({"version": 1, "strip": [""], "rules": []}),
+        json!({"version": 1, "strip": ["*"], "rules": []}),
+        json!({"version": 1, "strip": "utm_*", "rules": []}),
     ];
     for doc in &invalid {
         assert!(!v.is_valid(doc), "schema accepts {doc}");

@@ -1,0 +1,392 @@
+//! Page metadata from the markup the tokenizer passes anyway: `<meta>` and `<link>` tags (Open
+//! Graph, Dublin Core, schema.org microdata, the plain HTML names) and the JSON-LD of
+//! `<script type="application/ld+json">`, whose text is the only script text ever captured
+//! (bounded by [`MAX_JSON_LD_BYTES`]).
+//!
+//! Each field takes the value of its most trusted source on the page, whatever the order the
+//! tags come in (the first of equally trusted ones):
+//!
+//! | field | sources, most trusted first |
+//! |---|---|
+//! | `description` | `meta name=description`; `og:description`; `twitter:description`; JSON-LD `description` |
+//! | `author` | `meta name=author`; JSON-LD `author` (names joined by ", "); `dc.creator`, `article:author`, `itemprop=author` (not a URL) |
+//! | `published` | `article:published_time`; JSON-LD `datePublished`; `itemprop=datePublished`; `date`, `pubdate`, `publishdate`, `dc.date`, `dc.date.issued`, `dcterms.created`, `dcterms.date` |
+//! | `canonical_url` | `link rel=canonical`; `og:url` |
+//! | `site_name` | `og:site_name`; JSON-LD `publisher.name`; `application-name` |
+//!
+//! Values are entity-decoded, white space collapsed, at most [`MAX_VALUE_CHARS`] characters;
+//! `published` only when it starts with an ISO 8601 date (`YYYY-MM-DD`).
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::markup::attributes;
+use super::text::decode_entities;
+
+/// Most bytes of JSON-LD text captured per `<script>`; a longer one is skipped whole.
+pub const MAX_JSON_LD_BYTES: usize = 256 << 10;
+
+/// Most characters kept of a metadata value.
+pub const MAX_VALUE_CHARS: usize = 1000;
+
+/// What a page says about itself in its head (and microdata).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PageMeta {
+    /// A summary of the page.
+    pub description: Option<String>,
+    /// Who wrote it.
+    pub author: Option<String>,
+    /// When it was first published: an ISO 8601 date or date-time as the page gives it.
+    pub published: Option<String>,
+    /// The URL the page names as its own, as written (may be relative).
+    pub canonical_url: Option<String>,
+    /// The name of the site.
+    pub site_name: Option<String>,
+}
+
+/// The metadata fields.
+#[derive(Clone, Copy)]
+enum Field {
+    Description,
+    Author,
+    Published,
+    Canonical,
+    SiteName,
+}
+
+/// Collects a page's metadata while the tokenizer runs. Sources are ranked (0 = most trusted).
+#[derive(Default)]
+pub(crate) struct HeadReader {
+    meta: PageMeta,
+    /// Rank of the source of each field's value (index: `Field as usize`).
+    ranks: [Option<u8>; 5],
+    /// JSON-LD text of the `<script>` being read, when one is.
+    json: Option<String>,
+}
+
+impl HeadReader {
+    /// Forgets the last page.
+    pub(crate) fn reset(&mut self) {
+        self.meta = PageMeta::default();
+        self.ranks = [None; 5];
+        self.json = None;
+    }
+
+    /// The metadata read so far; leaves an empty one.
+    pub(crate) fn take(&mut self) -> PageMeta {
+        std::mem::take(&mut self.meta)
+    }
+
+    fn set(&mut self, field: Field, rank: u8, value: &[u8]) {
+        if self.ranks[field as usize].is_some_and(|r| r <= rank) {
+            return;
+        }
+        let Some(value) = clean_value(value) else {
+            return;
+        };
+        let value = match field {
+            Field::Published if !starts_with_iso_date(&value) => return,
+            Field::Author if looks_like_url(&value) => return,
+            _ => value,
+        };
+        self.ranks[field as usize] = Some(rank);
+        let slot = match field {
+            Field::Description => &mut self.meta.description,
+            Field::Author => &mut self.meta.author,
+            Field::Published => &mut self.meta.published,
+            Field::Canonical => &mut self.meta.canonical_url,
+            Field::SiteName => &mut self.meta.site_name,
+        };
+        *slot = Some(value);
+    }
+
+    /// A `<meta>` start tag; `attrs` is the tag's text after its name.
+    pub(crate) fn meta_tag(&mut self, attrs: &[u8]) {
+        let (mut key, mut itemprop, mut content) = (None, None, None);
+        for (name, value) in attributes(attrs) {
+            if name.eq_ignore_ascii_case(b"name") || name.eq_ignore_ascii_case(b"property") {
+                key = key.or(Some(value));
+            } else if name.eq_ignore_ascii_case(b"itemprop") {
+                itemprop = Some(value);
+            } else if name.eq_ignore_ascii_case(b"content") {
+                content = Some(value);
+            }
+        }
+        let Some(content) = content else { return };
+        if let Some(prop) = itemprop {
+            if prop.eq_ignore_ascii_case(b"datePublished") {
+                self.set(Field::Published, 2, content);
+            } else if prop.eq_ignore_ascii_case(b"author") {
+                self.set(Field::Author, 2, content);
+            }
+        }
+        let Some(key) = key else { return };
+        let mut lower = [0u8; 24];
+        let Some(lower) = lower.get_mut(..key.len()) else {
+            return;
+        };
+        lower.copy_from_slice(key);
+        lower.make_ascii_lowercase();
+        let (field, rank) = match &*lower {
+            b"description" => (Field::Description, 0),
+            b"og:description" => (Field::Description, 1),
+            b"twitter:description" => (Field::Description, 2),
+            b"author" => (Field::Author, 0),
+            b"dc.creator" | b"dcterms.creator" | b"article:author" => (Field::Author, 2),
+            b"article:published_time" => (Field::Published, 0),
+            b"date" | b"pubdate" | b"publishdate" | b"dc.date" | b"dc.date.issued"
+            | b"dcterms.created" | b"dcterms.date" | b"dcterms.issued" => (Field::Published, 3),
+            b"og:url" => (Field::Canonical, 1),
+            b"og:site_name" => (Field::SiteName, 0),
+            b"application-name" => (Field::SiteName, 2),
+            _ => return,
+        };
+        self.set(field, rank, content);
+    }
+
+    /// A `<link>` start tag.
+    pub(crate) fn link_tag(&mut self, attrs: &[u8]) {
+        let (mut canonical, mut href) = (false, None);
+        for (name, value) in attributes(attrs) {
+            if name.eq_ignore_ascii_case(b"rel") {
+                canonical = value
+                    .split(u8::is_ascii_whitespace)
+                    .any(|w| w.eq_ignore_ascii_case(b"canonical"));
+            } else if name.eq_ignore_ascii_case(b"href") {
+                href = Some(value);
+            }
+        }
+        if let (true, Some(href)) = (canonical, href) {
+            self.set(Field::Canonical, 0, href);
+        }
+    }
+
+    /// A `<script>` start tag: starts capturing its text when it is JSON-LD.
+    pub(crate) fn script_tag(&mut self, attrs: &[u8]) {
+        let json_ld = attributes(attrs).any(|(name, value)| {
+            name.eq_ignore_ascii_case(b"type")
+                && value
+                    .trim_ascii()
+                    .eq_ignore_ascii_case(b"application/ld+json")
+        });
+        self.json = json_ld.then(String::new);
+    }
+
+    /// True while the text of a JSON-LD script is being captured.
+    #[inline]
+    pub(crate) fn capturing(&self) -> bool {
+        self.json.is_some()
+    }
+
+    /// Text of the JSON-LD script being captured; past the limit the script is dropped.
+    pub(crate) fn script_text(&mut self, text: &str) {
+        if let Some(json) = self.json.as_mut() {
+            if json.len() + text.len() > MAX_JSON_LD_BYTES {
+                self.json = None;
+            } else {
+                json.push_str(text);
+            }
+        }
+    }
+
+    /// The end of a script (or of the page): reads the captured JSON-LD, if any.
+    pub(crate) fn end_script(&mut self) {
+        let Some(json) = self.json.take() else {
+            return;
+        };
+        let Ok(value) = serde_json::from_str::<Value>(json.trim()) else {
+            return;
+        };
+        self.json_ld(&value, 0);
+    }
+
+    /// Reads the fields of every object in a JSON-LD document (arrays and `@graph` included).
+    fn json_ld(&mut self, value: &Value, depth: usize) {
+        if depth > 4 {
+            return;
+        }
+        match value {
+            Value::Array(items) => {
+                for item in items {
+                    self.json_ld(item, depth + 1);
+                }
+            }
+            Value::Object(object) => {
+                if let Some(graph) = object.get("@graph") {
+                    self.json_ld(graph, depth + 1);
+                }
+                if let Some(Value::String(date)) = object.get("datePublished") {
+                    self.set(Field::Published, 1, date.as_bytes());
+                }
+                if let Some(author) = object.get("author").and_then(names) {
+                    self.set(Field::Author, 1, author.as_bytes());
+                }
+                if let Some(Value::String(text)) = object.get("description") {
+                    self.set(Field::Description, 3, text.as_bytes());
+                }
+                if let Some(name) = object.get("publisher").and_then(names) {
+                    self.set(Field::SiteName, 1, name.as_bytes());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The name(s) in a JSON-LD person or organization: a string, an object's `name`, or a list of
+/// those joined by ", ".
+fn names(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Object(o) => match o.get("name") {
+            Some(Value::String(s)) => Some(s.clone()),
+            _ => None,
+        },
+        Value::Array(items) => {
+            let all: Vec<String> = items.iter().take(20).filter_map(names).collect();
+            (!all.is_empty()).then(|| all.join(", "))
+        }
+        _ => None,
+    }
+}
+
+/// A value as text: entities decoded, white space collapsed, at most `MAX_VALUE_CHARS`
+/// characters; None when empty.
+fn clean_value(raw: &[u8]) -> Option<String> {
+    let raw = String::from_utf8_lossy(raw);
+    let decoded: Cow<'_, str> = decode_entities(&raw);
+    let mut out = String::new();
+    for word in decoded.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    if let Some((cut, _)) = out.char_indices().nth(MAX_VALUE_CHARS) {
+        out.truncate(cut);
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// True when `s` starts with `YYYY-MM-DD`.
+fn starts_with_iso_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 10
+        && b[..4].iter().all(u8::is_ascii_digit)
+        && b[4] == b'-'
+        && b[5..7].iter().all(u8::is_ascii_digit)
+        && b[7] == b'-'
+        && b[8..10].iter().all(u8::is_ascii_digit)
+}
+
+fn looks_like_url(s: &str) -> bool {
+    s.starts_with("http://") || s.starts_with("https://") || s.starts_with("//")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(tags: &[(&str, &str)], json: &[&str]) -> PageMeta {
+        let mut r = HeadReader::default();
+        r.reset();
+        for (tag, attrs) in tags {
+            match *tag {
+                "meta" => r.meta_tag(attrs.as_bytes()),
+                "link" => r.link_tag(attrs.as_bytes()),
+                _ => unreachable!(),
+            }
+        }
+        for j in json {
+            r.script_tag(b" type=\"application/ld+json\">");
+            r.script_text(j);
+            r.end_script();
+        }
+        r.take()
+    }
+
+    #[test]
+    fn most_trusted_source_wins_in_any_order() {
+        let m = read(
+            &[
+                ("meta", " property=\"og:description\" content=\"From OG\""),
+                (
+                    "meta",
+                    " name=\"description\" content=\"  Plain &amp;\n  simple \">",
+                ),
+                ("meta", " name=author content=\"https://example.org/jane\""),
+                ("meta", " name=\"dc.date\" content=\"last Tuesday\""),
+                ("meta", " name=\"date\" content=\"2020-01-02\""),
+                (
+                    "meta",
+                    " property=\"article:published_time\" content=\"2019-05-02T10:00:00+02:00\"",
+                ),
+                (
+                    "meta",
+                    " property=og:url content=\"https://example.org/a?utm=x\"",
+                ),
+                ("link", " rel=\"alternate canonical\" href=\"/a\""),
+                ("meta", " property=\"og:site_name\" content=\"Example\""),
+            ],
+            &[
+                r#"{"@context":"https://schema.org","@graph":[{"@type":"NewsArticle",
+                 "author":[{"@type":"Person","name":"Jane Roe"},{"name":"John Doe"}],
+                 "datePublished":"2018-01-01","publisher":{"name":"Example Media"}}]}"#,
+            ],
+        );
+        assert_eq!(
+            m,
+            PageMeta {
+                description: Some("Plain & simple".into()),
+                author: Some("Jane Roe, John Doe".into()),
+                published: Some("2019-05-02T10:00:00+02:00".into()),
+                canonical_url: Some("/a".into()),
+                site_name: Some("Example".into()),
+            }
+        );
+    }
+
+    #[test]
+    fn json_ld_fills_what_the_tags_leave_and_bad_json_is_ignored() {
+        let m = read(
+            &[("meta", " itemprop=datePublished content=2017-03-04")],
+            &[
+                "{not json",
+                r#"[{"@type":"Article","author":"A. Writer","description":"About it",
+                    "datePublished":"2016-02-03T04:05:06Z"}]"#,
+            ],
+        );
+        assert_eq!(m.author.as_deref(), Some("A. Writer"));
+        assert_eq!(m.description.as_deref(), Some("About it"));
+        assert_eq!(m.published.as_deref(), Some("2016-02-03T04:05:06Z"));
+    }
+
+    #[test]
+    fn json_ld_over_the_limit_is_dropped_and_other_scripts_are_not_read() {
+        let mut r = HeadReader::default();
+        r.reset();
+        r.script_tag(b" type=application/ld+json");
+        r.script_text(r#"{"author":"x","#);
+        r.script_text(&" ".repeat(MAX_JSON_LD_BYTES));
+        r.script_text(r#""y":1}"#);
+        assert!(!r.capturing());
+        r.end_script();
+        r.script_tag(b" type=text/javascript");
+        assert!(!r.capturing());
+        assert_eq!(r.take(), PageMeta::default());
+    }
+
+    #[test]
+    fn long_values_are_cut() {
+        let long = "word ".repeat(1000);
+        let m = read(
+            &[("meta", &format!(" name=description content=\"{long}\""))],
+            &[],
+        );
+        assert_eq!(
+            m.description.map(|d| d.chars().count()),
+            Some(MAX_VALUE_CHARS)
+        );
+    }
+}

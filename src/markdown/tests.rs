@@ -1,0 +1,129 @@
+//! Markdown from hand-written pages, through the real tokenizer.
+
+use super::render;
+use crate::blocks::{Block, ParseLimits, Tokenizer};
+
+fn blocks(html: &str) -> Vec<Block> {
+    Tokenizer::new(ParseLimits::default())
+        .blocks(html.as_bytes())
+        .expect("blocks")
+}
+
+fn md(html: &str) -> String {
+    render(&blocks(html))
+}
+
+#[test]
+fn headings_paragraphs_and_inline_code() {
+    assert_eq!(
+        md("<h1>Title</h1><p>Call <code>f(x)</code> with <code>a`b</code> and snake_case, *stars* \
+            and [brackets] &lt;b&gt;.</p><h3>Sub <code>x</code></h3>"),
+        "# Title\n\nCall `f(x)` with ``a`b`` and snake_case, \\*stars\\* and \\[brackets\\] \
+         \\<b>.\n\n### Sub `x`"
+    );
+}
+
+#[test]
+fn line_starts_that_would_be_markup_are_escaped() {
+    assert_eq!(
+        md("<p># not a heading</p><p>1. not a list</p><p>- nor this</p><p>> nor a quote</p>\
+            <p>2019 was</p><p>_x_</p>"),
+        "\\# not a heading\n\n1\\. not a list\n\n\\- nor this\n\n\\> nor a quote\n\n2019 was\n\n\\_x\\_"
+    );
+}
+
+#[test]
+fn fenced_code_keeps_white_space() {
+    let html = "<p>Run:</p><pre><code class=\"language-rust\">fn main() {\n    let s = \"```\";\n\n    println!(\"{s}\");\n}\n</code></pre><p>Done.</p>";
+    assert_eq!(
+        md(html),
+        "Run:\n\n````rust\nfn main() {\n    let s = \"```\";\n\n    println!(\"{s}\");\n}\n````\n\nDone."
+    );
+    // The parts of one <pre> split by <br> are one code block.
+    assert_eq!(md("<pre>a<br>  b</pre>"), "```\na\n  b\n```");
+}
+
+#[test]
+fn lists_nest_and_number() {
+    let html = "<ul><li>One</li><li>Two<ol><li>first</li><li>second <code>2</code></li></ol></li>\
+                <li><p>Three</p><p>more of three</p></li></ul><p>After.</p>";
+    assert_eq!(
+        md(html),
+        "- One\n- Two\n  1. first\n  2. second `2`\n- Three\n\n  more of three\n\nAfter."
+    );
+}
+
+#[test]
+fn a_nested_list_whose_item_text_was_dropped_stands_alone() {
+    let b = blocks("<ul><li><a href=x>Nav</a><ul><li>kept</li><li>also</li></ul></li></ul>");
+    assert_eq!(b.len(), 3);
+    assert_eq!(render(&b[1..]), "- kept\n- also");
+}
+
+#[test]
+fn quotes_prefix_every_line() {
+    assert_eq!(
+        md("<blockquote><p>one</p><p>two</p><blockquote>deep</blockquote><pre>x\n y</pre></blockquote>"),
+        "> one\n>\n> two\n>\n> > deep\n>\n> ```\n> x\n>  y\n> ```"
+    );
+    assert_eq!(
+        md("<ul><li>item<pre>code\n\n  more</pre></li></ul>"),
+        "- item\n\n  ```\n  code\n\n    more\n  ```"
+    );
+}
+
+#[test]
+fn data_tables_become_pipe_tables() {
+    let html = "<table><thead><tr><th>Name</th><th>Type</th></tr></thead><tbody>\
+                <tr><td><p><code>a|b</code></p></td><td>int | long</td></tr>\
+                <tr><td>c</td></tr></tbody></table><p>After</p>";
+    assert_eq!(
+        md(html),
+        "| Name | Type |\n| --- | --- |\n| `a|b` | int \\| long |\n| c |  |\n\nAfter"
+    );
+}
+
+#[test]
+fn layout_tables_render_their_blocks() {
+    // One column: a table used for layout.
+    assert_eq!(
+        md("<table><tr><td><h2>Story</h2><p>Text one.</p><p>Text two.</p></td></tr></table>"),
+        "## Story\n\nText one.\n\nText two."
+    );
+    // Structure inside a cell.
+    assert_eq!(
+        md("<table><tr><td>a</td><td><ul><li>x</li></ul></td></tr></table>"),
+        "a\n\n- x"
+    );
+    // A data table nested in a layout table is still a table.
+    assert_eq!(
+        md("<table><tr><td><p>Intro</p><table><tr><td>k</td><td>v</td></tr></table></td></tr></table>"),
+        "Intro\n\n| k | v |\n| --- | --- |"
+    );
+}
+
+#[test]
+fn empty_input_is_empty() {
+    assert_eq!(render(&[]), "");
+}
+
+#[test]
+fn hostile_nesting_and_width_stay_bounded() {
+    // 60 nested quotes and lists around a listing of many short lines.
+    let open: String = (0..30).map(|_| "<blockquote><ul><li>").collect();
+    let lines = "x\n".repeat(2000);
+    let b = blocks(&format!("{open}<pre>{lines}</pre>"));
+    let out = render(&b);
+    let text: usize = b.iter().map(|b| b.text.len()).sum();
+    assert!(out.len() < text * 10, "{} from {text}", out.len());
+    assert!(out.lines().all(|l| l.len() <= 40), "prefix too long");
+    // One row of 1,000 cells and 1,000 rows of one: not a data table, so no padding.
+    let wide: String = (0..1000).map(|i| format!("<td>c{i}</td>")).collect();
+    let tall: String = (0..1000)
+        .map(|i| format!("<tr><td>r{i}</td></tr>"))
+        .collect();
+    let b = blocks(&format!("<table><tr>{wide}</tr>{tall}</table>"));
+    let out = render(&b);
+    let text: usize = b.iter().map(|b| b.text.len()).sum();
+    assert!(out.len() < text * 3, "{} from {text}", out.len());
+}
