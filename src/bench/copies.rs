@@ -4,9 +4,11 @@
 //!
 //! - **URL**: the last path segment gains `-copy<k>` (`/a/` becomes `/a/copy<k>`), so the page
 //!   gets a new leaf under the same interior nodes.
-//! - **Time**: every page gets `fetched_at` = its own time (or, without one, a minute per line
-//!   from 2000-01-01) plus `k` times the corpus's time span plus the retention age plus a day, so
-//!   each copy is newer than everything retention may keep of the copies before it.
+//! - **Time**: page `i` (0-based, in file order) of copy `k` gets `fetched_at` = 2000-01-01 plus
+//!   `i` minutes plus `k` times (a minute per page of the corpus, plus the retention age, plus a
+//!   day), so pages keep their order and each copy is newer than everything retention may keep of
+//!   the copies before it. The corpus's own times are not used: spread over years, a few copies
+//!   would reach past the present, where the pipeline clamps event times.
 //! - **Text**: every word (a run of ASCII letters in text, outside tags and entities) that is rare
 //!   in its domain — on at most a tenth of the domain's pages, and at most two pages — keeps its
 //!   case but has its letters rotated by `k` places. Words common in the domain (its template) stay,
@@ -14,7 +16,7 @@
 //!   every byte count, so each copy has exactly the original's HTML bytes. It repeats after 26
 //!   copies.
 //!
-//! Copy 0 is the corpus with only its times filled in.
+//! Copy 0 is the corpus with only its times replaced.
 
 use std::collections::{HashMap, HashSet};
 
@@ -26,15 +28,17 @@ use crate::corpus::CorpusPage;
 
 /// Milliseconds in a day.
 const DAY_MS: i64 = 24 * 3600 * 1000;
-/// Synthetic time of line 1 for pages without `fetched_at`: 2000-01-01T00:00:00Z.
+/// Time of the first page of the first copy: 2000-01-01T00:00:00Z.
 const BASE_MS: i64 = 946_684_800_000;
+/// Time between two pages of a copy.
+const PAGE_MS: i64 = 60_000;
 
 /// Makes copy `k` of the pages of one corpus.
 pub struct Copier {
     /// Per domain, the words (lower-cased) on more pages than the rarity limit.
     common: HashMap<String, HashSet<Vec<u8>>>,
-    /// Each page's own event time in ms.
-    times: Vec<i64>,
+    /// Pages in one copy.
+    pages: usize,
     /// HTML bytes of every copy (the rotation keeps each page's length).
     html_bytes: u64,
     /// Time added per copy, in ms.
@@ -49,18 +53,11 @@ impl Copier {
         max_age_secs: u64,
     ) -> Result<Copier, E> {
         let mut df: HashMap<String, (usize, HashMap<Vec<u8>, usize>)> = HashMap::new();
-        let mut times = Vec::new();
+        let mut pages = 0;
         let mut html_bytes = 0;
         each_page(&mut |page| {
             let record: Option<Map<String, Value>> = serde_json::from_slice(&page.record).ok();
-            let time = record
-                .as_ref()
-                .and_then(|r| r.get("fetched_at"))
-                .and_then(Value::as_str)
-                .and_then(|t| OffsetDateTime::parse(t, &Rfc3339).ok())
-                .map(|t| (t.unix_timestamp_nanos() / 1_000_000) as i64)
-                .unwrap_or(BASE_MS + page.line as i64 * 60_000);
-            times.push(time);
+            pages += 1;
             let entry = df.entry(page.domain).or_default();
             entry.0 += 1;
             let Some(html) = record
@@ -92,14 +89,11 @@ impl Copier {
                 (domain, common)
             })
             .collect();
-        let span = match (times.iter().min(), times.iter().max()) {
-            (Some(lo), Some(hi)) => hi - lo,
-            _ => 0,
-        };
+        let span = (pages as i64).saturating_mul(PAGE_MS);
         let age_ms = i64::try_from(max_age_secs.saturating_mul(1000)).unwrap_or(i64::MAX / 4);
         Ok(Copier {
             common,
-            times,
+            pages,
             html_bytes,
             shift_ms: span.saturating_add(age_ms).saturating_add(DAY_MS),
         })
@@ -107,7 +101,7 @@ impl Copier {
 
     /// Pages in one copy.
     pub fn pages(&self) -> usize {
-        self.times.len()
+        self.pages
     }
 
     /// HTML bytes of one copy of the corpus.
@@ -119,9 +113,8 @@ impl Copier {
     /// `None` when the record is not a JSON object.
     pub fn record(&self, page: &CorpusPage, index: usize, k: u32) -> Option<Vec<u8>> {
         let mut record: Map<String, Value> = serde_json::from_slice(&page.record).ok()?;
-        let time = self
-            .times
-            .get(index)?
+        let time = BASE_MS
+            .saturating_add(PAGE_MS.saturating_mul(index as i64))
             .saturating_add(self.shift_ms.saturating_mul(k as i64));
         let fetched_at = OffsetDateTime::from_unix_timestamp_nanos(time as i128 * 1_000_000)
             .ok()
@@ -291,6 +284,6 @@ mod tests {
         let copier = copier_of(&pages, 10);
         let copy = copier.record(&pages[0], 0, 3).unwrap();
         assert_eq!(field(&copy, "url"), "http://a.org/docs/copy3");
-        assert!(field(&copy, "fetched_at").starts_with("2000-01-"));
+        assert_eq!(field(&copy, "fetched_at"), "2000-01-04T00:03:30Z");
     }
 }
