@@ -162,12 +162,12 @@ fn pipeline_pass(pages: &[corpus::CorpusPage], base: &Config) -> Result<Pass, Co
     let cpu_seconds = (process_cpu_seconds() - cpu_start).max(1e-9);
     engine.store().compact()?;
     let state_bytes = engine.store().size_bytes()?;
-    let stats = engine.stats();
     Ok(Pass {
         seconds,
         cpu_seconds,
         state_bytes,
-        docs_retained: stats.pages.saturating_sub(stats.forgotten),
+        // Counted in the state: a new version of a page replaces its old one there.
+        docs_retained: engine.store().retained()?.len() as u64,
     })
 }
 

@@ -134,14 +134,15 @@ pub fn run(path: &Path, base: &Config, copies: u32) -> Result<SteadyReport, Corp
             pages_per_sec: (after.records - before.records) as f64 / cpu_seconds,
             state: stream.engine.store().sizes()?,
             wal_bytes_max: stream.wal_max,
-            docs_retained: after.pages - after.forgotten,
+            // Counted in the state: a new version of a page replaces its old one there.
+            docs_retained: stream.engine.store().retained()?.len() as u64,
             forgotten: after.forgotten - before.forgotten,
             rss_bytes: rss_bytes(),
             peak_rss_bytes: peak_rss_bytes(),
         });
     }
     let peak_rss_bytes = peak_rss_bytes();
-    let docs_retained = stream.engine.stats().pages - stream.engine.stats().forgotten;
+    let docs_retained = reports.last().map_or(0, |r| r.docs_retained);
     let wal_bytes_at_end = state::wal_bytes(&config.state.path);
     // Closing does not flush: opening again replays the log, as a restart after `kill -9` does.
     drop(stream);
