@@ -27,6 +27,11 @@ fn sample() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/rust-books.jsonl.gz")
 }
 
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
 fn read_jsonl(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -363,7 +368,7 @@ fn eval_and_bench_write_their_json() {
     );
     let stdout = String::from_utf8_lossy(&result.stdout);
     assert!(stdout.contains("rust-lang.org"), "{stdout}");
-    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let report = read_json(&json);
     let runs = report["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 2);
     assert_eq!(runs[0]["heuristic"], "strict");
@@ -385,7 +390,7 @@ fn eval_and_bench_write_their_json() {
         "--rounds",
         "3",
     ]));
-    let b: Value = serde_json::from_str(&std::fs::read_to_string(&bench).unwrap()).unwrap();
+    let b = read_json(&bench);
     // Three passes on fresh state; the reported throughput is the median one's.
     assert_eq!(b["rounds"], 3);
     let mut rounds: Vec<f64> = b["mb_per_sec_rounds"]
@@ -424,7 +429,7 @@ fn bench_copies_streams_new_pages_and_keeps_the_state_bounded() {
     ]));
     let stdout = String::from_utf8_lossy(&result.stdout);
     assert!(stdout.contains("3 copies of 200 pages"), "{stdout}");
-    let b: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let b = read_json(&json);
     let copies = b["copies"].as_array().unwrap();
     assert_eq!(copies.len(), 3, "{b}");
     for (i, copy) in copies.iter().enumerate() {
