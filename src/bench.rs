@@ -1,6 +1,10 @@
 //! `urltree bench`: the whole pipeline on one core over an in-memory corpus — parse, key, dedup,
 //! tree update in RocksDB, classify, serialize — with throughput, parse share, state size and peak
-//! memory, over one or more rounds.
+//! memory, over one or more rounds on fresh state, or ([`steady`]) over a stream of new copies of a
+//! corpus at steady state.
+
+mod copies;
+pub mod steady;
 
 use std::io::Write;
 use std::path::Path;
@@ -158,12 +162,12 @@ fn pipeline_pass(pages: &[corpus::CorpusPage], base: &Config) -> Result<Pass, Co
     let cpu_seconds = (process_cpu_seconds() - cpu_start).max(1e-9);
     engine.store().compact()?;
     let state_bytes = engine.store().size_bytes()?;
-    let stats = engine.stats();
     Ok(Pass {
         seconds,
         cpu_seconds,
         state_bytes,
-        docs_retained: stats.pages.saturating_sub(stats.forgotten),
+        // Counted in the state: a new version of a page replaces its old one there.
+        docs_retained: engine.store().retained()?.len() as u64,
     })
 }
 
@@ -190,13 +194,17 @@ fn cpu_seconds(who: libc::c_int) -> f64 {
 
 /// Peak resident set size (`VmHWM`) of this process in bytes; 0 where `/proc` is unavailable.
 pub fn peak_rss_bytes() -> u64 {
+    proc_status_kb("VmHWM:") * 1024
+}
+
+/// The kB figure of one line of `/proc/self/status`; 0 where it is unavailable.
+fn proc_status_kb(field: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|status| {
             status.lines().find_map(|line| {
-                let rest = line.strip_prefix("VmHWM:")?;
-                let kb: u64 = rest.trim().trim_end_matches("kB").trim().parse().ok()?;
-                Some(kb * 1024)
+                let rest = line.strip_prefix(field)?;
+                rest.trim().trim_end_matches("kB").trim().parse().ok()
             })
         })
         .unwrap_or(0)

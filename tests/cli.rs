@@ -27,6 +27,11 @@ fn sample() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/rust-books.jsonl.gz")
 }
 
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
 fn read_jsonl(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -363,7 +368,7 @@ fn eval_and_bench_write_their_json() {
     );
     let stdout = String::from_utf8_lossy(&result.stdout);
     assert!(stdout.contains("rust-lang.org"), "{stdout}");
-    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let report = read_json(&json);
     let runs = report["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 2);
     assert_eq!(runs[0]["heuristic"], "strict");
@@ -385,7 +390,7 @@ fn eval_and_bench_write_their_json() {
         "--rounds",
         "3",
     ]));
-    let b: Value = serde_json::from_str(&std::fs::read_to_string(&bench).unwrap()).unwrap();
+    let b = read_json(&bench);
     // Three passes on fresh state; the reported throughput is the median one's.
     assert_eq!(b["rounds"], 3);
     let mut rounds: Vec<f64> = b["mb_per_sec_rounds"]
@@ -407,6 +412,58 @@ fn eval_and_bench_write_their_json() {
         assert!(b[field].as_f64().unwrap() > 0.0, "{field}: {b}");
     }
     assert_eq!(b["pages"], 200);
+}
+
+#[test]
+fn bench_copies_streams_new_pages_and_keeps_the_state_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("steady.json");
+    let result = success(bin().args([
+        "bench",
+        "--corpus",
+        sample().to_str().unwrap(),
+        "--copies",
+        "3",
+        "--json",
+        json.to_str().unwrap(),
+    ]));
+    let stdout = String::from_utf8_lossy(&result.stdout);
+    assert!(stdout.contains("3 copies of 200 pages"), "{stdout}");
+    let b = read_json(&json);
+    let copies = b["copies"].as_array().unwrap();
+    assert_eq!(copies.len(), 3, "{b}");
+    for (i, copy) in copies.iter().enumerate() {
+        assert_eq!(copy["copy"], i + 1);
+        // Every copy is new: no page of a later copy is a duplicate of an earlier one.
+        assert_eq!(copy["pages"], 200, "{copy}");
+        assert_eq!(copy["html_bytes"], copies[0]["html_bytes"]);
+        for field in [
+            "mb_per_sec",
+            "pages_per_sec",
+            "cpu_seconds",
+            "peak_rss_bytes",
+        ] {
+            assert!(copy[field].as_f64().unwrap() > 0.0, "{field}: {copy}");
+        }
+        assert!(copy["wal_bytes_max"].as_u64().unwrap() > 0, "{copy}");
+        assert!(
+            copy["state"]["memtable_bytes"].as_u64().unwrap() > 0,
+            "{copy}"
+        );
+    }
+    // Each copy is newer than the age limit allows: retention forgets the older copies down to
+    // the `min_keep` newest (100) while the next copy comes in.
+    assert_eq!(copies[0]["forgotten"], 0);
+    assert!(copies[1]["forgotten"].as_u64().unwrap() >= 100, "{b}");
+    assert!(copies[2]["docs_retained"].as_u64().unwrap() <= 200, "{b}");
+    // What the stream leaves on disk is what the retained documents alone make.
+    let ratio = b["state_vs_fresh"].as_f64().unwrap();
+    assert!((0.95..=1.05).contains(&ratio), "{b}");
+    assert!(b["reopen_seconds"].as_f64().unwrap() > 0.0);
+    assert_eq!(
+        b["docs_retained"], copies[2]["docs_retained"],
+        "the run's retained documents are the last copy's"
+    );
 }
 
 #[test]

@@ -17,9 +17,16 @@ pub struct Args {
     /// Passes of the pipeline, each on fresh state; the median pass by CPU time is reported.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
     rounds: u32,
+    /// Steady state: stream N copies of the corpus as new pages (new URLs, later times, new article
+    /// text) through one state, and report every copy.
+    #[arg(long, conflicts_with = "rounds", value_parser = clap::value_parser!(u32).range(1..=100))]
+    copies: Option<u32>,
 }
 
 pub fn run(args: Args, config: Config) -> anyhow::Result<ExitCode> {
+    if let Some(copies) = args.copies {
+        return run_steady(&args, &config, copies);
+    }
     let report = urltree::bench::run(&args.corpus, &config, args.rounds)
         .with_context(|| format!("benchmarking {}", args.corpus.display()))?;
     println!(
@@ -50,6 +57,57 @@ pub fn run(args: Args, config: Config) -> anyhow::Result<ExitCode> {
             runs.join(", ")
         );
     }
+    if let Some(json) = &args.json {
+        std::fs::write(json, serde_json::to_string_pretty(&report)?)
+            .with_context(|| format!("writing {}", json.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_steady(args: &Args, config: &Config, copies: u32) -> anyhow::Result<ExitCode> {
+    let report = urltree::bench::steady::run(&args.corpus, config, copies)
+        .with_context(|| format!("benchmarking {}", args.corpus.display()))?;
+    let mb = |bytes: u64| bytes as f64 / 1e6;
+    println!(
+        "{}: {} copies of {} pages as new pages, one state ({})",
+        report.corpus,
+        report.copies.len(),
+        report.pages_per_copy,
+        report.heuristic
+    );
+    println!("copy  MB/s  pages/s  CPU s  SST MB  memtable MB  WAL MB (max)  retained  forgotten  RSS MB (peak)");
+    for c in &report.copies {
+        println!(
+            "{:>4}  {:>4.1}  {:>7.0}  {:>5.2}  {:>6.1}  {:>11.1}  {:>5.1} ({:>4.1})  {:>8}  {:>9}  {:>4.0} ({:>4.0})",
+            c.copy,
+            c.mb_per_sec,
+            c.pages_per_sec,
+            c.cpu_seconds,
+            mb(c.state.sst_bytes),
+            mb(c.state.memtable_bytes),
+            mb(c.state.wal_bytes),
+            mb(c.wal_bytes_max),
+            c.docs_retained,
+            c.forgotten,
+            mb(c.rss_bytes),
+            mb(c.peak_rss_bytes),
+        );
+    }
+    println!(
+        "median {:.1} MB/s; copies 2..N {:.2} x the first; slowest {:.2} x the median",
+        report.median_mb_per_sec, report.steady_vs_first, report.slowest_vs_median
+    );
+    println!(
+        "state after compaction {:.2} MB vs {:.2} MB fresh from the {} retained documents ({:.2} x); WAL at most {:.1} MB, {:.1} MB at the end, replayed on reopening in {:.2} s; peak RSS {:.0} MB",
+        mb(report.compacted_bytes),
+        mb(report.fresh_bytes),
+        report.docs_retained,
+        report.state_vs_fresh,
+        mb(report.wal_bytes_max),
+        mb(report.wal_bytes_at_end),
+        report.reopen_seconds,
+        mb(report.peak_rss_bytes),
+    );
     if let Some(json) = &args.json {
         std::fs::write(json, serde_json::to_string_pretty(&report)?)
             .with_context(|| format!("writing {}", json.display()))?;

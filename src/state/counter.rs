@@ -26,8 +26,9 @@ pub fn merge_add(
     Some(encode(sum).to_vec())
 }
 
-/// Compaction filter: a counter that has come back to zero is removed, so forgetting every
-/// document leaves no counter behind once compaction has run.
+/// Compaction filter: a stored zero is removed when a compaction reads it. Commits delete a
+/// counter that reaches zero (see `Txn::commit`), so this only clears zeros that a state written
+/// before that rule left behind by merging (RocksDB does not filter a merge's own result).
 pub fn drop_zero(_level: u32, _key: &[u8], value: &[u8]) -> Decision {
     if decode(value) == 0 {
         Decision::Remove

@@ -20,6 +20,8 @@ pub use keys::DomainMeta;
 pub use rebuild::{Rebuild, RebuildStats};
 pub use txn::Txn;
 
+use crate::tree::NodeId;
+
 /// Tuning of the RocksDB instance, from the `[state]` section of the config.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -32,6 +34,10 @@ pub struct StateOptions {
     pub write_buffer_bytes: usize,
     /// `fsync` the write-ahead log on every batch commit.
     pub sync: bool,
+    /// Bound of the write-ahead log in bytes: when the log grows past it, RocksDB flushes the
+    /// memtables that keep its oldest file alive (rarely written column families would otherwise
+    /// hold the log for ever). A restart replays at most this much.
+    pub max_wal_bytes: u64,
 }
 
 impl Default for StateOptions {
@@ -41,6 +47,7 @@ impl Default for StateOptions {
             block_cache_bytes: 64 << 20,
             write_buffer_bytes: 32 << 20,
             sync: false,
+            max_wal_bytes: 32 << 20,
         }
     }
 }
@@ -89,6 +96,7 @@ impl Store {
         db_opts.create_missing_column_families(true);
         db_opts.set_max_background_jobs(2);
         db_opts.set_keep_log_file_num(3);
+        db_opts.set_max_total_wal_size(options.max_wal_bytes);
 
         let cache = rocksdb::Cache::new_lru_cache(options.block_cache_bytes)
             .map_err(db_err("creating the block cache"))?;
@@ -172,37 +180,65 @@ impl Store {
         Ok(())
     }
 
-    /// Flushes memtables and compacts every column family (drops zero counters); used before
-    /// measuring the state's size and in tests.
+    /// Flushes memtables and compacts every column family into one sorted run, its last level
+    /// rewritten too (so no deletion marker or superseded value is left); used before measuring
+    /// the state's size and in tests.
     pub fn compact(&self) -> Result<(), StateError> {
         self.flush()?;
+        let mut opts = rocksdb::CompactOptions::default();
+        opts.set_bottommost_level_compaction(rocksdb::BottommostLevelCompaction::Force);
         for name in keys::COLUMN_FAMILIES {
             let cf = self.cf(name)?;
-            self.db.compact_range_cf(&cf, None::<&[u8]>, None::<&[u8]>);
+            self.db
+                .compact_range_cf_opt(&cf, None::<&[u8]>, None::<&[u8]>, &opts);
         }
         Ok(())
     }
 
     /// Bytes of live SST files plus memtables: the state's footprint.
     pub fn size_bytes(&self) -> Result<u64, StateError> {
-        let mut total = 0;
-        for name in keys::COLUMN_FAMILIES {
-            let cf = self.cf(name)?;
-            for prop in [
-                "rocksdb.total-sst-files-size",
-                "rocksdb.size-all-mem-tables",
-            ] {
-                total += self
-                    .db
-                    .property_int_value_cf(&cf, prop)
-                    .map_err(db_err("reading a size property"))?
-                    .unwrap_or(0);
-            }
-        }
-        Ok(total)
+        let sizes = self.sizes()?;
+        Ok(sizes.sst_bytes + sizes.memtable_bytes)
     }
 
-    /// The logical state: every non-zero counter and support, the retained documents in arrival
+    /// The state's bytes by where they are: table files, memtables and write-ahead log.
+    pub fn sizes(&self) -> Result<StateSizes, StateError> {
+        let mut sizes = StateSizes::default();
+        for name in keys::COLUMN_FAMILIES {
+            let cf = self.cf(name)?;
+            let property = |prop| {
+                self.db
+                    .property_int_value_cf(&cf, prop)
+                    .map(Option::unwrap_or_default)
+                    .map_err(db_err("reading a size property"))
+            };
+            sizes.sst_bytes += property("rocksdb.total-sst-files-size")?;
+            sizes.memtable_bytes += property("rocksdb.size-all-mem-tables")?;
+        }
+        sizes.wal_bytes = wal_bytes(&self.path);
+        Ok(sizes)
+    }
+
+    /// The retained documents as (domain, encoded fingerprint), per domain in arrival order.
+    pub fn retained(&self) -> Result<Vec<(NodeId, Vec<u8>)>, StateError> {
+        let cf = self.cf("docs")?;
+        let mut docs = Vec::new();
+        for item in self.db.iterator_cf(&cf, rocksdb::IteratorMode::Start) {
+            let (key, value) = item.map_err(db_err("iterating"))?;
+            let domain = key
+                .get(..8)
+                .and_then(|d| d.try_into().ok())
+                .ok_or_else(|| StateError::Corrupt {
+                    cf: "docs",
+                    detail: format!("{}-byte key", key.len()),
+                })?;
+            docs.push((NodeId(domain), value.to_vec()));
+        }
+        Ok(docs)
+    }
+
+    /// The logical state: every stored counter and support (zeros included: a counter that
+    /// returned to zero is deleted, so none should be there), the retained documents in arrival
     /// order, the duplicate-check keys and the documents held per domain. Two stores that hold the
     /// same documents give equal dumps, whatever they held and forgot before.
     pub fn dump(&self) -> Result<StateDump, StateError> {
@@ -212,17 +248,8 @@ impl Store {
             for item in self.db.iterator_cf(&cf, rocksdb::IteratorMode::Start) {
                 let (key, value) = item.map_err(db_err("iterating"))?;
                 match name {
-                    "counts" | "support" => {
-                        let v = counter::decode(&value);
-                        if v != 0 {
-                            let list = if name == "counts" {
-                                &mut dump.counts
-                            } else {
-                                &mut dump.supports
-                            };
-                            list.push((key.to_vec(), v));
-                        }
-                    }
+                    "counts" => dump.counts.push((key.to_vec(), counter::decode(&value))),
+                    "support" => dump.supports.push((key.to_vec(), counter::decode(&value))),
                     "docs" => dump.docs.push(value.to_vec()),
                     "seen" => dump.seen.push(key.to_vec()),
                     "domains" => {
@@ -241,12 +268,37 @@ impl Store {
     }
 }
 
+/// Bytes of a state by where they are (see [`Store::sizes`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct StateSizes {
+    /// Live table (SST) files of every column family.
+    pub sst_bytes: u64,
+    /// Memtables of every column family.
+    pub memtable_bytes: u64,
+    /// Write-ahead log files (`*.log`) in the state directory.
+    pub wal_bytes: u64,
+}
+
+/// Bytes of the write-ahead log files (`NNNNNN.log`) in a RocksDB directory; 0 when it cannot be
+/// read.
+pub fn wal_bytes(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".log"))
+        .filter_map(|e| e.metadata().ok())
+        .map(|m| m.len())
+        .sum()
+}
+
 /// The logical state (see [`Store::dump`]).
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct StateDump {
-    /// Non-zero block counts by key.
+    /// Stored block counts by key.
     pub counts: Vec<(Vec<u8>, i64)>,
-    /// Non-zero node supports by key.
+    /// Stored node supports by key.
     pub supports: Vec<(Vec<u8>, i64)>,
     /// Encoded fingerprints of the retained documents, per domain in arrival order.
     pub docs: Vec<Vec<u8>>,

@@ -46,6 +46,8 @@ pub struct Txn<'s> {
     domains: HashMap<NodeId, DomainMeta>,
     dirty_domains: Vec<NodeId>,
     progress: HashMap<String, u64>,
+    /// The domain root of every node a forgotten document touched.
+    roots: KeyMap<[u8; 8], [u8; 8]>,
 }
 
 impl<'s> Txn<'s> {
@@ -59,6 +61,7 @@ impl<'s> Txn<'s> {
             domains: HashMap::new(),
             dirty_domains: Vec::new(),
             progress: HashMap::new(),
+            roots: KeyMap::default(),
         }
     }
 
@@ -223,6 +226,13 @@ impl<'s> Txn<'s> {
     }
 
     fn apply(&mut self, fp: &Fingerprint, sign: i64) {
+        if sign < 0 {
+            if let Some(root) = fp.nodes.first() {
+                for node in &fp.nodes {
+                    self.roots.insert(node.0, root.0);
+                }
+            }
+        }
         for &node in &fp.nodes {
             *self.supports.entry(node.0).or_insert(0) += sign;
             for block in fp.blocks.iter().chain(&fp.paths) {
@@ -365,20 +375,16 @@ impl<'s> Txn<'s> {
     pub fn commit(self) -> Result<(), StateError> {
         let store = self.store;
         let mut batch = WriteBatch::default();
-        // Keys go into the batch sorted: the memtable's skip list then inserts each one next to
-        // the previous one instead of searching from the top.
-        let mut counts: Vec<_> = self.counts.iter().filter(|(_, d)| **d != 0).collect();
-        counts.sort_unstable_by_key(|(key, _)| **key);
-        let counts_cf = store.cf("counts")?;
-        for (key, delta) in counts {
-            batch.merge_cf(&counts_cf, key, counter::encode(*delta));
-        }
-        let mut supports: Vec<_> = self.supports.iter().filter(|(_, d)| **d != 0).collect();
-        supports.sort_unstable_by_key(|(node, _)| **node);
-        let supports_cf = store.cf("support")?;
-        for (node, delta) in supports {
-            batch.merge_cf(&supports_cf, node, counter::encode(*delta));
-        }
+        let roots = &self.roots;
+        write_counters(store, &mut batch, "counts", &self.counts, |key| {
+            let root = roots.get(&key[..8])?;
+            let mut root_key = *key;
+            root_key[..8].copy_from_slice(root);
+            Some(root_key)
+        })?;
+        write_counters(store, &mut batch, "support", &self.supports, |node| {
+            roots.get(node).copied()
+        })?;
         let docs = store.cf("docs")?;
         for (key, value) in &self.docs {
             match value {
@@ -415,6 +421,79 @@ impl<'s> Txn<'s> {
             .write_opt(batch, &opts)
             .map_err(db_err("committing a batch"))
     }
+}
+
+/// Adds a batch's counter deltas to `batch`, keys sorted (the memtable's skip list then inserts
+/// each one next to the previous one instead of searching from the top).
+///
+/// A counter the batch raises gets its delta as a merge operand, a blind write. A counter it
+/// lowers is written whole, and deleted when it reaches zero: a counter that returns to zero
+/// leaves no value behind, whatever order merges and compactions run in, so the state on disk is
+/// bounded by the documents retained, not by those forgotten.
+///
+/// Lowered counters are read in two rounds. A domain's root counts every document of the domain,
+/// so no node's counter exceeds its root's (`root_of` maps a counter key to the same counter at
+/// its domain root; the batch's forgotten documents name every node it needs): the first round
+/// reads the roots, and where a root falls to zero every counter under it does too, unread. The
+/// second round reads the rest. A block found on one page only, most of a forgotten article,
+/// costs one read instead of one per node of its branch.
+fn write_counters<const N: usize>(
+    store: &Store,
+    batch: &mut WriteBatch,
+    cf: &'static str,
+    deltas: &KeyMap<[u8; N], i64>,
+    root_of: impl Fn(&[u8; N]) -> Option<[u8; N]>,
+) -> Result<(), StateError> {
+    let mut changed: Vec<([u8; N], i64)> = deltas
+        .iter()
+        .filter(|(_, d)| **d != 0)
+        .map(|(k, d)| (*k, *d))
+        .collect();
+    changed.sort_unstable_by_key(|(key, _)| *key);
+    let handle = store.cf(cf)?;
+    let read = |keys: &[[u8; N]]| -> Result<Vec<i64>, StateError> {
+        let mut values = Vec::with_capacity(keys.len());
+        for value in store.db().batched_multi_get_cf(&handle, keys, true) {
+            let value = value.map_err(db_err("reading counters"))?;
+            values.push(value.map(|v| counter::decode(&v)).unwrap_or(0));
+        }
+        Ok(values)
+    };
+    let lowered = changed.iter().filter(|(_, d)| *d < 0).map(|(k, _)| *k);
+    // Round one: the roots of the lowered counters (a key without a known root is its own).
+    let mut roots: Vec<[u8; N]> = lowered.clone().map(|k| root_of(&k).unwrap_or(k)).collect();
+    roots.sort_unstable();
+    roots.dedup();
+    let root_values = read(&roots)?;
+    let root_after = |key: &[u8; N]| -> Option<i64> {
+        let i = roots.binary_search(key).ok()?;
+        Some(root_values[i] + deltas.get(key).copied().unwrap_or(0))
+    };
+    // Round two: counters under a root that stays above zero.
+    let rest: Vec<[u8; N]> = lowered
+        .filter(|k| match root_of(k) {
+            Some(root) if root != *k => root_after(&root).is_none_or(|v| v > 0),
+            _ => false,
+        })
+        .collect();
+    let rest_values = read(&rest)?;
+    for (key, delta) in changed {
+        if delta > 0 {
+            batch.merge_cf(&handle, key, counter::encode(delta));
+            continue;
+        }
+        let value = match rest.binary_search(&key) {
+            Ok(i) => rest_values[i] + delta,
+            // A root (or a key read as its own root), or a counter whose root falls to zero.
+            Err(_) => root_after(&key).unwrap_or(0),
+        };
+        if value > 0 {
+            batch.put_cf(&handle, key, counter::encode(value));
+        } else {
+            batch.delete_cf(&handle, key);
+        }
+    }
+    Ok(())
 }
 
 /// One entry of a table file to ingest.
