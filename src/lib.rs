@@ -12,7 +12,8 @@
 //! - [`state`]: RocksDB storage of the tree, one atomic write per batch;
 //! - [`engine`]: the per-page pipeline wiring the above;
 //! - [`config`]: typed, defaulted, validated configuration;
-//! - [`kafka`]: the Kafka worker of `urltree run`;
+//! - [`kafka`]: the Kafka worker of `urltree run`; [`produce`]: `urltree produce`, local records
+//!   into the input topic keyed by registrable domain;
 //! - [`local`]: local files in and out; [`corpus`]: gold corpora and evaluation runs;
 //!   [`bench`]: the throughput benchmark.
 
@@ -26,6 +27,7 @@ pub mod kafka;
 pub mod lang;
 pub mod local;
 pub mod markdown;
+pub mod produce;
 pub mod record;
 pub mod state;
 pub mod tree;

@@ -3,6 +3,8 @@
 mod bench;
 mod eval;
 mod extract;
+mod produce;
+mod progress;
 mod run;
 
 use std::io::IsTerminal;
@@ -42,6 +44,10 @@ enum Command {
     /// Extract clean text from local files (raw-html JSONL, gzip or plain, or a directory of HTML
     /// files) into clean-text JSONL, keeping the tree in a local RocksDB directory.
     Extract(extract::Args),
+    /// Send local raw-html records (JSONL, gzip or plain) to the input topic, keyed by
+    /// registrable domain with the Java clients' murmur2 partitioner; count a record only once the
+    /// broker acknowledged it, and write the ones that cannot be sent to a dead-letter file.
+    Produce(produce::Args),
     /// Score urltree against a gold corpus (word-LCS and bag-of-words F1).
     Eval(eval::Args),
     /// Measure the whole pipeline's throughput, state size and memory on a corpus.
@@ -59,6 +65,7 @@ pub fn main() -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Run(args) => run::run(args, config),
         Command::Extract(args) => extract::run(args, config),
+        Command::Produce(args) => produce::run(args, config),
         Command::Eval(args) => eval::run(args, config),
         Command::Bench(args) => bench::run(args, config),
         Command::Config => {

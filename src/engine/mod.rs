@@ -28,7 +28,7 @@ use time::OffsetDateTime;
 
 use crate::blocks::Tokenizer;
 use crate::config::{Config, DomainCheck, OutputOptions};
-use crate::record::{CleanRecord, DeadLetter, Source};
+use crate::record::{CleanRecord, DeadLetter, ErrorKind, RawPage, Source};
 use crate::state::{StateError, Store};
 use crate::tree::{classifier, Classifier, Heuristic, Retention};
 use crate::urlkey::{QueryRules, RulesError, UrlKeyer};
@@ -128,6 +128,33 @@ pub enum EngineError {
     State(#[from] StateError),
 }
 
+/// The URL keyer `config` describes: its `[rules]` file (the paper's Table 1 set when none) and
+/// its `[url]` options. The engine keys pages with it; `urltree produce` keys records by the
+/// domain it gives.
+pub fn keyer(config: &Config) -> Result<UrlKeyer, RulesError> {
+    let rules = match &config.rules.file {
+        Some(path) => QueryRules::load(path)?,
+        None => QueryRules::paper_default(),
+    };
+    Ok(UrlKeyer::new(rules, config.url.clone()))
+}
+
+/// The registrable domain the engine files a record under, or why it would reject the record
+/// before that: the record decoded within `max_record_bytes` (`invalid-json`, `missing-field`,
+/// `too-large`, ...), its URL keyed (`bad-url`, which includes a host without a registrable
+/// domain), and a `domain` the record claims checked against the URL's as `domain_check` says
+/// (`domain-mismatch`). Returns `(kind, message)` for a rejection, with the engine's messages.
+pub fn record_domain(
+    keyer: &UrlKeyer,
+    domain_check: DomainCheck,
+    bytes: &[u8],
+    max_record_bytes: usize,
+) -> Result<String, (ErrorKind, String)> {
+    let page: RawPage = admit::decode(bytes, max_record_bytes).map_err(|r| (r.kind, r.message))?;
+    let (key, _) = admit::key(keyer, domain_check, &page).map_err(|r| (r.kind, r.message))?;
+    Ok(key.domain)
+}
+
 /// The URL Tree pipeline over one RocksDB state.
 pub struct Engine {
     keyer: UrlKeyer,
@@ -144,12 +171,8 @@ pub struct Engine {
 impl Engine {
     /// Opens the state and builds the pipeline described by `config` (already validated).
     pub fn open(config: &Config) -> Result<Engine, EngineError> {
-        let rules = match &config.rules.file {
-            Some(path) => QueryRules::load(path)?,
-            None => QueryRules::paper_default(),
-        };
         Ok(Engine {
-            keyer: UrlKeyer::new(rules, config.url.clone()),
+            keyer: keyer(config)?,
             tokenizer: Tokenizer::new(config.parse.clone()),
             classifier: classifier(config.tree.heuristic),
             retention: config.retention,

@@ -122,7 +122,7 @@ impl Default for KafkaConfig {
 /// The librdkafka properties urltree sets itself, refused in the property maps, each with the
 /// guarantee (or the `[kafka]` field) it belongs to: `(name, reason)`. Aliases librdkafka accepts
 /// for the same setting are refused alike.
-pub const MANAGED_PROPERTIES: [(&str, &str); 17] = [
+pub const MANAGED_PROPERTIES: [(&str, &str); 18] = [
     ("bootstrap.servers", "set by kafka.brokers"),
     ("metadata.broker.list", "set by kafka.brokers"),
     ("group.id", "set by kafka.group_id"),
@@ -193,6 +193,11 @@ pub const MANAGED_PROPERTIES: [(&str, &str); 17] = [
     (
         "transaction.timeout.ms",
         "set by kafka.transaction_timeout_ms",
+    ),
+    (
+        "partitioner",
+        "urltree produce partitions keyed records as the Java clients do (murmur2_random), so \
+         a domain's pages land on one partition whoever produced them",
     ),
 ];
 
@@ -395,6 +400,27 @@ impl KafkaConfig {
         c
     }
 
+    /// How long librdkafka tries to deliver a record before reporting it failed
+    /// (`message.timeout.ms`, librdkafka's default 300,000 ms unless a property map sets it).
+    pub fn message_timeout(&self) -> std::time::Duration {
+        let ms = self
+            .producer_config()
+            .get("message.timeout.ms")
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(300_000);
+        std::time::Duration::from_millis(ms)
+    }
+
+    /// The producer of `urltree produce` (raw-html records into the input topic):
+    /// [`KafkaConfig::producer_config`] with the Java clients' partitioner for keyed records,
+    /// `murmur2_random` (`murmur2(key) & 0x7fffffff` modulo the partition count, see
+    /// [`crate::produce::partitioner`]).
+    pub fn input_producer_config(&self) -> ClientConfig {
+        let mut c = self.producer_config();
+        c.set("partitioner", "murmur2_random");
+        c
+    }
+
     /// The transactional producer of input partition `partition`: [`KafkaConfig::producer_config`]
     /// with its `transactional.id` and `transaction.timeout.ms`.
     pub fn transactional_producer_config(&self, partition: i32) -> ClientConfig {
@@ -556,6 +582,7 @@ mod tests {
                 "kafka.transaction_timeout_ms",
             ),
             ("metadata.broker.list", "\"b:9092\"", "kafka.brokers"),
+            ("partitioner", "\"consistent_random\"", "murmur2_random"),
         ];
         for map in ["properties", "consumer_properties", "producer_properties"] {
             for (name, value, guarantee) in cases {
@@ -579,6 +606,11 @@ mod tests {
         let producer = c.producer_config();
         assert_eq!(producer.get("acks"), Some("all"));
         assert_eq!(producer.get("enable.idempotence"), Some("true"));
+        let input = c.input_producer_config();
+        assert_eq!(input.get("partitioner"), Some("murmur2_random"));
+        assert_eq!(input.get("acks"), Some("all"));
+        assert_eq!(input.get("enable.idempotence"), Some("true"));
+        assert_eq!(c.message_timeout(), std::time::Duration::from_secs(300));
         // Tuning stays open.
         assert!(load("[kafka.producer_properties]\n\"linger.ms\" = 50").is_ok());
         assert!(load("[kafka.consumer_properties]\n\"fetch.wait.max.ms\" = 10").is_ok());

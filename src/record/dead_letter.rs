@@ -24,11 +24,14 @@ pub enum ErrorKind {
     BadHtml,
     /// The input could not be read (a file of a directory input: a dangling link, no permission).
     Unreadable,
+    /// The broker did not acknowledge the record within `message.timeout.ms`, or refused it
+    /// (`urltree produce`).
+    Undelivered,
 }
 
 impl ErrorKind {
     /// Every kind, for pre-registering metric label values.
-    pub const ALL: [ErrorKind; 9] = [
+    pub const ALL: [ErrorKind; 10] = [
         ErrorKind::InvalidJson,
         ErrorKind::MissingField,
         ErrorKind::InvalidField,
@@ -38,6 +41,7 @@ impl ErrorKind {
         ErrorKind::DomainMismatch,
         ErrorKind::BadHtml,
         ErrorKind::Unreadable,
+        ErrorKind::Undelivered,
     ];
 
     /// The kebab-case name.
@@ -52,6 +56,7 @@ impl ErrorKind {
             ErrorKind::DomainMismatch => "domain-mismatch",
             ErrorKind::BadHtml => "bad-html",
             ErrorKind::Unreadable => "unreadable",
+            ErrorKind::Undelivered => "undelivered",
         }
     }
 }

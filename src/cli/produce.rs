@@ -1,0 +1,258 @@
+//! `urltree produce`: local raw-html records into the input topic, keyed by registrable domain.
+//!
+//! Exit codes: 0 when the input was read to its end and every record is either acknowledged by
+//! the broker or a dead letter in the errors file; 1 the same, but `--strict` was given and some
+//! records were dead letters; 2 a usage error, an input or errors file that could not be opened,
+//! read or written, brokers that did not answer within `message.timeout.ms`, a missing topic, or
+//! records still unacknowledged at the end.
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use indicatif::ProgressBar;
+use urltree::config::{Config, DomainCheck};
+use urltree::local::{self, JsonlWriter, Line};
+use urltree::produce::{Router, Sender, Tally};
+use urltree::record::{DeadLetter, ErrorKind, Source};
+
+use super::progress;
+
+/// Exit code of a run that dead-lettered records under `--strict`.
+const EXIT_DEAD_LETTERS: u8 = 1;
+
+/// Records between two looks at the delivery reports and the progress bar.
+const REPORT_EVERY: u64 = 256;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Input: a raw-html JSONL file (plain or gzip), or `-` for JSONL on stdin.
+    input: PathBuf,
+    /// Topic to produce to (default: `kafka.topics.input`).
+    #[arg(long)]
+    topic: Option<String>,
+    /// Dead-letter JSONL for records that cannot be sent or were not delivered (default
+    /// `urltree-errors.jsonl`). Created only when there is one.
+    #[arg(long)]
+    errors: Option<PathBuf>,
+    /// Key a record by its `domain` field when it disagrees with its URL (default: dead letter).
+    #[arg(long)]
+    trust_record_domain: bool,
+    /// Exit with code 1 when any record was dead-lettered (default: 0, the errors file says which).
+    #[arg(long)]
+    strict: bool,
+    /// No progress bar and no per-record warnings (the summary and errors file stay).
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+/// Dead letters of one run: written in the errors file, counted by kind.
+struct DeadLetters {
+    file: JsonlWriter,
+    by_kind: BTreeMap<&'static str, u64>,
+    bar: ProgressBar,
+    quiet: bool,
+}
+
+impl DeadLetters {
+    fn write(&mut self, dead: &DeadLetter) -> anyhow::Result<()> {
+        *self.by_kind.entry(dead.error.kind.as_str()).or_default() += 1;
+        if !self.quiet {
+            self.bar.suspend(|| {
+                tracing::warn!(
+                    source = %dead.source.topic,
+                    line = dead.source.offset,
+                    "dead letter ({}): {}",
+                    dead.error.kind.as_str(),
+                    dead.error.message
+                );
+            });
+        }
+        self.file.write(dead).context("writing the errors file")
+    }
+
+    fn count(&self) -> u64 {
+        self.by_kind.values().sum()
+    }
+
+    fn kinds(&self) -> String {
+        let kinds: Vec<String> = self
+            .by_kind
+            .iter()
+            .map(|(kind, n)| format!("{n} {kind}"))
+            .collect();
+        kinds.join(", ")
+    }
+}
+
+pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
+    if args.trust_record_domain {
+        config.input.domain_check = DomainCheck::TrustRecord;
+    }
+    config.validate()?;
+    let topic = args
+        .topic
+        .clone()
+        .unwrap_or_else(|| config.kafka.topics.input.clone());
+    if topic.trim().is_empty() {
+        bail!("--topic must not be empty");
+    }
+    let errors_path = args
+        .errors
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("urltree-errors.jsonl"));
+    if args.input != Path::new("-")
+        && errors_path.canonicalize().ok() == args.input.canonicalize().ok()
+        && errors_path.exists()
+    {
+        bail!(
+            "the errors file {} is the input: refusing to overwrite it",
+            errors_path.display()
+        );
+    }
+    let router = Router::new(&config).context("loading the URL rules")?;
+    let max_record_bytes = config.input.max_record_bytes;
+    let payload_bytes = config.output.dead_letter_payload_bytes;
+    let mut input = local::open_jsonl(&args.input, max_record_bytes)?;
+    let mut sender = Sender::connect(&config.kafka, &topic, payload_bytes)
+        .with_context(|| format!("connecting to the brokers for topic {topic:?}"))?;
+
+    let show_progress = !args.quiet && std::io::stderr().is_terminal();
+    let bar = progress::bar(show_progress, input.size);
+    let mut dead = DeadLetters {
+        file: JsonlWriter::lazy(&errors_path),
+        by_kind: BTreeMap::new(),
+        bar: bar.clone(),
+        quiet: args.quiet,
+    };
+    let started = Instant::now();
+    let mut read = 0u64;
+    let mut read_error = None;
+    loop {
+        let line = match input.lines.next_line() {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(e) => {
+                read_error = Some(format!(
+                    "reading {} after line {}: {e}",
+                    input.name,
+                    input.lines.line_number()
+                ));
+                break;
+            }
+        };
+        read += 1;
+        match line {
+            Line::Record { number, bytes } => {
+                let source = Source::line(&input.name, number);
+                let refused = match router.key(&bytes) {
+                    Ok(domain) => sender.send(&domain, &bytes, source).err(),
+                    Err((kind, message)) => Some(DeadLetter::new(
+                        kind,
+                        message,
+                        source,
+                        &bytes,
+                        payload_bytes,
+                    )),
+                };
+                if let Some(letter) = refused {
+                    dead.write(&letter)?;
+                }
+            }
+            Line::TooLong {
+                number,
+                prefix,
+                len,
+            } => {
+                let message =
+                    format!("record is {len} bytes, over the limit of {max_record_bytes}");
+                let source = Source::line(&input.name, number);
+                dead.write(&DeadLetter::from_prefix(
+                    ErrorKind::TooLarge,
+                    message,
+                    source,
+                    &prefix,
+                    len,
+                    payload_bytes,
+                ))?;
+            }
+        }
+        if read.is_multiple_of(REPORT_EVERY) {
+            for letter in sender.take_failures() {
+                dead.write(&letter)?;
+            }
+            bar.set_position(input.consumed.load(Ordering::Relaxed));
+            bar.set_message(progress_line(&sender.tally(), read, started));
+        }
+    }
+    if input.trailing_garbage.load(Ordering::Relaxed) {
+        read_error = Some(format!(
+            "reading {} after line {}: bytes after the last gzip member that are no gzip member",
+            input.name,
+            input.lines.line_number()
+        ));
+    }
+    let partitions = sender.partitions();
+    let brokers = sender.brokers().to_owned();
+    for letter in sender.take_failures() {
+        dead.write(&letter)?;
+    }
+    bar.set_message(format!(
+        "waiting for {} acknowledgements",
+        sender.tally().in_flight()
+    ));
+    let finished = sender.finish();
+    for letter in &finished.failures {
+        dead.write(letter)?;
+    }
+    bar.finish_and_clear();
+    dead.file.flush().context("flushing the errors file")?;
+
+    let tally = finished.tally;
+    let seconds = started.elapsed().as_secs_f64().max(1e-9);
+    eprintln!(
+        "urltree produce: {} of {read} records delivered to {topic} ({partitions} partitions on {brokers}), {} dead letters{}, {:.1} records/s ({:.1} MB/s)",
+        tally.delivered,
+        dead.count(),
+        if dead.count() > 0 { format!(" ({})", dead.kinds()) } else { String::new() },
+        tally.delivered as f64 / seconds,
+        tally.delivered_bytes as f64 / 1e6 / seconds,
+    );
+    if dead.file.written() > 0 {
+        eprintln!(
+            "  errors: {} ({} records)",
+            errors_path.display(),
+            dead.file.written()
+        );
+    }
+    let unacknowledged = tally.in_flight();
+    if unacknowledged > 0 {
+        bail!(
+            "{unacknowledged} records were neither acknowledged nor reported failed by the end of message.timeout.ms: whether they arrived is unknown"
+        );
+    }
+    if let Some(error) = read_error {
+        bail!(
+            "{error}; every complete record before it was sent ({} delivered)",
+            tally.delivered
+        );
+    }
+    if args.strict && dead.count() > 0 {
+        return Ok(ExitCode::from(EXIT_DEAD_LETTERS));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn progress_line(tally: &Tally, read: u64, started: Instant) -> String {
+    let seconds = started.elapsed().as_secs_f64().max(1e-9);
+    format!(
+        "{read} read, {} delivered, {} in flight, {:.0} records/s",
+        tally.delivered,
+        tally.in_flight(),
+        tally.delivered as f64 / seconds
+    )
+}
