@@ -5,18 +5,17 @@
 //! dead letters; 2 a usage error, or an input, output or state that could not be opened, read or
 //! written (every complete record read before a read error is still processed and written).
 
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use urltree::config::Config;
 use urltree::engine::{Engine, Input, Outcome};
-use urltree::local::{self, DirEntry, HtmlDir, InputKind, JsonlInput, JsonlWriter, Line};
-use urltree::record::{DeadLetter, ErrorKind, Source};
+use urltree::local::{InputSpec, Item, JsonlWriter, RecordSource};
+use urltree::record::{DeadLetter, Source};
 
 /// Exit code of a run that dead-lettered records under `--strict`.
 const EXIT_DEAD_LETTERS: u8 = 1;
@@ -60,44 +59,6 @@ pub struct Args {
     /// No progress bar and no per-record warnings (the summary and errors file stay).
     #[arg(long, short = 'q')]
     quiet: bool,
-}
-
-/// What the input path names, opened.
-enum Opened {
-    Jsonl(JsonlInput),
-    Dir(HtmlDir),
-    /// One HTML page (a file or stdin) as a raw-html record, and its display name.
-    Page(Vec<u8>, String),
-}
-
-/// Opens the input before anything is created, so a missing input leaves no state or output.
-fn open_input(args: &Args, max_record_bytes: usize) -> anyhow::Result<Opened> {
-    let single_page = args.url.is_some() || local::is_html_file(&args.input);
-    if single_page {
-        let Some(url) = &args.url else {
-            bail!(
-                "{} is one HTML page: give its URL with --url",
-                args.input.display()
-            );
-        };
-        let (bytes, name) = if args.input == Path::new("-") {
-            let mut bytes = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut bytes)
-                .context("reading stdin")?;
-            (bytes, "-".to_owned())
-        } else {
-            let bytes = std::fs::read(&args.input)
-                .with_context(|| format!("cannot read {}", args.input.display()))?;
-            (bytes, args.input.display().to_string())
-        };
-        return Ok(Opened::Page(local::html_record(url, &bytes), name));
-    }
-    Ok(match InputKind::of(&args.input) {
-        // Their errors name the path.
-        InputKind::Jsonl(path) => Opened::Jsonl(local::open_jsonl(&path, max_record_bytes)?),
-        InputKind::HtmlDir(dir) => Opened::Dir(HtmlDir::open(&dir, args.base_url.clone())?),
-    })
 }
 
 /// Refuses outputs that would overwrite the input or each other before anything is read.
@@ -148,7 +109,6 @@ struct Run {
     errors: JsonlWriter,
     pending: Vec<(Vec<u8>, Source)>,
     batch_size: usize,
-    payload_bytes: usize,
     bar: ProgressBar,
     quiet: bool,
     /// Dead letters written by the reader (lines over the limit, unreadable files).
@@ -242,7 +202,14 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| default_errors_path(&args.output));
     check_paths(&args.input, &args.output, &errors_path)?;
-    let opened = open_input(&args, config.input.max_record_bytes)?;
+    // Opened before anything is created, so a missing input leaves no state or output.
+    let mut input = RecordSource::open(&InputSpec {
+        path: args.input.clone(),
+        url: args.url.clone(),
+        base_url: args.base_url.clone(),
+        max_record_bytes: config.input.max_record_bytes,
+        dead_letter_payload_bytes: config.output.dead_letter_payload_bytes,
+    })?;
     let engine = Engine::open(&config)
         .with_context(|| format!("opening state at {}", config.state.path.display()))?;
     let show_progress = !args.quiet && std::io::stderr().is_terminal();
@@ -253,94 +220,26 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
         errors: JsonlWriter::lazy(&errors_path),
         pending: Vec::with_capacity(config.input.batch_size),
         batch_size: config.input.batch_size,
-        payload_bytes: config.output.dead_letter_payload_bytes,
         bar: ProgressBar::hidden(),
         quiet: args.quiet,
         read_errors: 0,
     };
 
-    let mut skipped_files = 0;
+    run.bar = progress_bar(show_progress, input.total());
     let mut read_error = None;
-    match opened {
-        Opened::Jsonl(mut input) => {
-            run.bar = progress_bar(show_progress, input.size);
-            loop {
-                let line = match input.lines.next_line() {
-                    Ok(Some(line)) => line,
-                    Ok(None) => break,
-                    Err(e) => {
-                        read_error = Some(format!(
-                            "reading {} after line {}: {e}",
-                            input.name,
-                            input.lines.line_number()
-                        ));
-                        break;
-                    }
-                };
-                let source = |number: u64| Source::line(&input.name, number);
-                match line {
-                    Line::Record { number, bytes } => run.push(bytes, source(number))?,
-                    Line::TooLong {
-                        number,
-                        prefix,
-                        len,
-                    } => {
-                        let message = format!(
-                            "record is {len} bytes, over the limit of {}",
-                            config.input.max_record_bytes
-                        );
-                        let dead = DeadLetter::from_prefix(
-                            ErrorKind::TooLarge,
-                            message,
-                            source(number),
-                            &prefix,
-                            len,
-                            run.payload_bytes,
-                        );
-                        run.reader_dead_letter(&dead)?;
-                    }
-                }
-                if run.pending.is_empty() {
-                    run.progress(input.consumed.load(Ordering::Relaxed), started);
-                }
-            }
-            if input.trailing_garbage.load(Ordering::Relaxed) {
-                read_error = Some(format!(
-                    "reading {} after line {}: bytes after the last gzip member that are no gzip member",
-                    input.name,
-                    input.lines.line_number()
-                ));
+    loop {
+        match input.next_item() {
+            Ok(Some(Item::Record { bytes, source })) => run.push(bytes, source)?,
+            Ok(Some(Item::DeadLetter(dead))) => run.reader_dead_letter(&dead)?,
+            Ok(None) => break,
+            Err(e) => {
+                read_error = Some(e);
+                break;
             }
         }
-        Opened::Dir(mut files) => {
-            skipped_files = files.skipped();
-            run.bar = progress_bar(show_progress, Some(files.len() as u64));
-            while let Some(entry) = files.next_entry() {
-                let index = match entry {
-                    DirEntry::Record { index, path, bytes } => {
-                        run.push(bytes, Source::line(&path.display().to_string(), index))?;
-                        index
-                    }
-                    DirEntry::Unreadable { index, path, error } => {
-                        let message = format!("cannot read {}: {error}", path.display());
-                        let source = Source::line(&path.display().to_string(), index);
-                        let dead = DeadLetter::new(
-                            ErrorKind::Unreadable,
-                            message,
-                            source,
-                            b"",
-                            run.payload_bytes,
-                        );
-                        run.reader_dead_letter(&dead)?;
-                        index
-                    }
-                };
-                if run.pending.is_empty() {
-                    run.progress(index, started);
-                }
-            }
+        if run.pending.is_empty() {
+            run.progress(input.position(), started);
         }
-        Opened::Page(bytes, name) => run.push(bytes, Source::line(&name, 1))?,
     }
     run.flush()?;
     run.bar.finish_and_clear();
@@ -377,6 +276,7 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
         );
     }
     eprintln!("  state:  {}", config.state.path.display());
+    let skipped_files = input.skipped_files();
     if skipped_files > 0 {
         eprintln!("  skipped: {skipped_files} files whose names do not end in .html or .htm");
     }

@@ -3,6 +3,7 @@
 
 pub mod html_dir;
 pub mod lines;
+pub mod source;
 pub mod writer;
 
 use std::fs::File;
@@ -15,6 +16,7 @@ use flate2::bufread::GzDecoder;
 
 pub use html_dir::{html_record, DirEntry, HtmlDir};
 pub use lines::{Line, LineReader};
+pub use source::{InputSpec, Item, OpenError, ReadError, RecordSource};
 pub use writer::JsonlWriter;
 
 /// Counts the bytes read through it (for progress on compressed input).
