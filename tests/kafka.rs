@@ -1919,3 +1919,358 @@ fn an_unreachable_broker_is_logged_with_backoff_and_readyz_says_why() {
         "{failures} lines of broker failures:\n{stderr}\n/readyz: {body}"
     );
 }
+
+/// A config file for `urltree produce` to the brokers at `brokers` (input topic [`INPUT`]),
+/// with `message.timeout.ms` and further `[kafka.producer_properties]` lines `extra`.
+fn produce_config(brokers: &str, dir: &Path, timeout_ms: u64, extra: &str) -> PathBuf {
+    let path = dir.join("produce.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "[kafka]\nbrokers = \"{brokers}\"\n\n[kafka.topics]\ninput = \"{INPUT}\"\n\n\
+             [kafka.producer_properties]\n\"message.timeout.ms\" = {timeout_ms}\n{extra}\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// `urltree produce --config CONFIG -q ARGS...`, with no config file inherited.
+fn produce_command(config: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_urltree"));
+    command
+        .args(["produce", "--config", config.to_str().unwrap(), "-q"])
+        .args(args)
+        .env_remove("URLTREE_CONFIG")
+        .env("RUST_LOG", "warn");
+    command
+}
+
+/// Runs `urltree produce`; returns its exit code and stderr.
+fn run_produce(config: &Path, args: &[&str]) -> (i32, String) {
+    let output = produce_command(config, args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    (output.status.code().unwrap_or(-1), stderr)
+}
+
+/// One record read back: key, partition, payload.
+type Keyed = (String, i32, Vec<u8>);
+
+/// Reads `count` records of `topic` with their keys and partitions, then waits `quiet` for any
+/// extra one (which fails the test).
+fn read_keyed(broker: &Broker, topic: &str, count: usize, quiet: Duration) -> Vec<Keyed> {
+    let consumer = reader(broker, topic);
+    let mut out = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let take = |message: rdkafka::message::BorrowedMessage<'_>| {
+        let key = String::from_utf8(message.key().unwrap_or_default().to_vec()).unwrap();
+        let payload = message.payload().unwrap_or_default().to_vec();
+        (key, message.partition(), payload)
+    };
+    while out.len() < count {
+        assert!(
+            Instant::now() < deadline,
+            "{topic}: only {} of {count} records arrived",
+            out.len()
+        );
+        if let Some(message) = consumer.poll(Duration::from_millis(100)) {
+            out.push(take(message.unwrap()));
+        }
+    }
+    let until = Instant::now() + quiet;
+    while Instant::now() < until {
+        if let Some(message) = consumer.poll(Duration::from_millis(100)) {
+            let (key, _, payload) = take(message.unwrap());
+            panic!(
+                "unexpected extra record keyed {key}: {}",
+                String::from_utf8_lossy(&payload)
+            );
+        }
+    }
+    out
+}
+
+/// The lines of a JSONL file, plain or gzip.
+fn jsonl_lines(path: &Path) -> Vec<Vec<u8>> {
+    let mut text = String::new();
+    flate2::read::MultiGzDecoder::new(std::fs::File::open(path).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    text.lines().map(|l| l.as_bytes().to_vec()).collect()
+}
+
+/// The registrable domain of a raw-html record's page (its response URL, else its URL), found
+/// with the URL parser and the Public Suffix List lookup directly.
+fn page_domain(record: &[u8]) -> String {
+    let value: Value = serde_json::from_slice(record).unwrap();
+    let url = value["response_url"]
+        .as_str()
+        .filter(|u| !u.is_empty())
+        .or(value["url"].as_str())
+        .unwrap();
+    let url = url::Url::parse(url).unwrap();
+    urltree::urlkey::registrable_domain(url.host_str().unwrap()).unwrap()
+}
+
+/// Asserts that `got` holds every record of `sent` once, keyed by its page's registrable domain,
+/// on the partition the Java clients' partitioner gives that key.
+fn assert_produced(got: &[Keyed], sent: &[Vec<u8>], partitions: i32) {
+    use urltree::produce::partition_for;
+    let mut expected: Vec<(String, Vec<u8>)> = sent
+        .iter()
+        .map(|record| (page_domain(record), record.clone()))
+        .collect();
+    let mut arrived: Vec<(String, Vec<u8>)> = got
+        .iter()
+        .map(|(key, partition, payload)| {
+            assert_eq!(
+                *partition,
+                partition_for(key.as_bytes(), partitions),
+                "{key} on partition {partition} of {partitions}"
+            );
+            (key.clone(), payload.clone())
+        })
+        .collect();
+    expected.sort();
+    arrived.sort();
+    assert_eq!(arrived.len(), expected.len());
+    for (a, e) in arrived.iter().zip(&expected) {
+        assert!(a == e, "record keyed {} differs from the input", a.0);
+    }
+}
+
+/// `urltree produce` sends the bundled sample (one domain) and a corpus set of 126 domains to a
+/// topic of 6 partitions: every record arrives once, unchanged, keyed by its registrable domain,
+/// on partition `murmur2(key) % 6` of the Java clients; the domains spread over the partitions.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn produce_keys_by_domain_on_the_java_clients_partitions_and_delivers_every_record_once() {
+    let broker = start_broker();
+    let partitions = 6;
+    broker.create_topics(&[(INPUT, partitions)]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = produce_config(
+        &broker.addr,
+        dir.path(),
+        30_000,
+        "\"message.max.bytes\" = 10000000",
+    );
+    let sample_path = common::root().join("samples/rust-books.jsonl.gz");
+    let corpus_path = urltree::corpus::require_shared_dir().join("scrapinghub-aeb/docs.jsonl.gz");
+    let mut sent = Vec::new();
+    for path in [&sample_path, &corpus_path] {
+        let (code, stderr) = run_produce(&config, &[path.to_str().unwrap()]);
+        assert_eq!(code, 0, "{stderr}");
+        let lines = jsonl_lines(path);
+        assert!(
+            stderr.contains(&format!(
+                "{n} of {n} records delivered to {INPUT} ({partitions} partitions",
+                n = lines.len()
+            )),
+            "{stderr}"
+        );
+        assert!(stderr.contains("0 dead letters"), "{stderr}");
+        sent.extend(lines);
+    }
+    let got = read_keyed(&broker, INPUT, sent.len(), Duration::from_secs(1));
+    assert_produced(&got, &sent, partitions);
+    let keys: std::collections::BTreeSet<&str> = got.iter().map(|(k, _, _)| k.as_str()).collect();
+    assert!(keys.contains("rust-lang.org"), "{keys:?}");
+    assert!(keys.len() > 100, "{}", keys.len());
+    let used: std::collections::BTreeSet<i32> = got.iter().map(|(_, p, _)| *p).collect();
+    assert_eq!(used.len(), partitions as usize, "{used:?}");
+    // One domain's records stay in input order on their partition.
+    let sample_order: Vec<&Vec<u8>> = got
+        .iter()
+        .filter(|(k, _, _)| k == "rust-lang.org")
+        .map(|(_, _, payload)| payload)
+        .collect();
+    let sample = jsonl_lines(&sample_path);
+    assert_eq!(sample_order, sample.iter().collect::<Vec<_>>());
+}
+
+/// Records that cannot be sent go to the dead-letter file with their kind, reason and line,
+/// and every good record around them is still produced; `--strict` makes the run exit 1.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn produce_dead_letters_records_it_cannot_send_and_sends_the_rest() {
+    let broker = start_broker();
+    broker.create_topics(&[(INPUT, 3)]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let good = sample();
+    // The largest page is over message.max.bytes, three small ones well under it.
+    let big = good.iter().max_by_key(|p| p.len()).unwrap();
+    let limit = big.len() - 100;
+    let config = produce_config(
+        &broker.addr,
+        dir.path(),
+        30_000,
+        &format!("\"message.max.bytes\" = {limit}"),
+    );
+    let small: Vec<&Vec<u8>> = good
+        .iter()
+        .filter(|p| p.len() < limit / 2)
+        .take(3)
+        .collect();
+    assert_eq!(small.len(), 3);
+    let lines: Vec<(&[u8], Option<&str>)> = vec![
+        (small[0], None),
+        (b"{not json", Some("invalid-json")),
+        (br#"{"html":"<p>no url</p>"}"#, Some("missing-field")),
+        (
+            br#"{"url":"http://localhost/x","html":"<p>x</p>"}"#,
+            Some("bad-url"),
+        ),
+        (small[1], None),
+        (
+            br#"{"url":"https://example.org/a","domain":"example.com","html":"<p>x</p>"}"#,
+            Some("domain-mismatch"),
+        ),
+        (big, Some("too-large")),
+        (small[2], None),
+    ];
+    let input = dir.path().join("mixed.jsonl");
+    let mut text = Vec::new();
+    for (line, _) in &lines {
+        text.extend_from_slice(line);
+        text.push(b'\n');
+    }
+    std::fs::write(&input, text).unwrap();
+    let errors = dir.path().join("errors.jsonl");
+    let args = [
+        input.to_str().unwrap(),
+        "--errors",
+        errors.to_str().unwrap(),
+        "--strict",
+    ];
+    let (code, stderr) = run_produce(&config, &args);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("3 of 8 records delivered"), "{stderr}");
+    assert!(stderr.contains("5 dead letters"), "{stderr}");
+
+    let schema = common::validator("dead-letter.v1.schema.json");
+    let letters: Vec<Value> = std::fs::read_to_string(&errors)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let expected: Vec<(u64, &str)> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (_, kind))| kind.map(|k| (i as u64 + 1, k)))
+        .collect();
+    let got: Vec<(u64, &str)> = letters
+        .iter()
+        .map(|l| {
+            common::assert_valid(&schema, l, "a dead letter of urltree produce");
+            assert_eq!(l["source"]["topic"], input.display().to_string());
+            assert!(!l["error"]["message"].as_str().unwrap().is_empty());
+            (
+                l["source"]["offset"].as_u64().unwrap(),
+                l["error"]["kind"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, expected);
+    let too_large = &letters[4];
+    assert!(
+        too_large["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("message.max.bytes ({limit})")),
+        "{too_large}"
+    );
+    assert_eq!(too_large["payload_bytes"], big.len());
+    let sent: Vec<Vec<u8>> = small.iter().map(|p| p.to_vec()).collect();
+    let got = read_keyed(&broker, INPUT, sent.len(), Duration::from_secs(1));
+    assert_produced(&got, &sent, 3);
+}
+
+/// Brokers that do not answer end the run with a clear error and exit code 2 once
+/// `message.timeout.ms` has passed, before any record is read.
+#[test]
+fn produce_to_an_unreachable_broker_fails_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let brokers = format!("127.0.0.1:{}", free_port());
+    let config = produce_config(&brokers, dir.path(), 1_500, "");
+    let sample = common::root().join("samples/rust-books.jsonl.gz");
+    let errors = dir.path().join("errors.jsonl");
+    let (code, stderr) = run_produce(
+        &config,
+        &[
+            sample.to_str().unwrap(),
+            "--errors",
+            errors.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains(&format!("no broker of {brokers} answered within 1.5s")),
+        "{stderr}"
+    );
+    assert!(!errors.exists());
+}
+
+/// A broker that stops answering after the run has started: the records it never acknowledges
+/// are reported failed after `message.timeout.ms`, written to the dead-letter file as
+/// `undelivered` with their bytes, and the run ends (exit 1 with `--strict`) instead of hanging.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn produce_dead_letters_what_a_frozen_broker_never_acknowledges() {
+    let broker = start_broker();
+    broker.create_topics(&[(INPUT, 2)]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = produce_config(&broker.addr, dir.path(), 3_000, "\"linger.ms\" = 0");
+    let errors = dir.path().join("errors.jsonl");
+    let pages = sample();
+    let mut child = KillOnDrop(
+        produce_command(
+            &config,
+            &["-", "--errors", errors.to_str().unwrap(), "--strict"],
+        )
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap(),
+    );
+    let mut stdin = child.0.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, &pages[0]).unwrap();
+    std::io::Write::write_all(&mut stdin, b"\n").unwrap();
+    std::io::Write::flush(&mut stdin).unwrap();
+    // The first record is acknowledged before the broker freezes.
+    read_keyed(&broker, INPUT, 1, Duration::ZERO);
+    broker.pause();
+    for page in &pages[1..4] {
+        std::io::Write::write_all(&mut stdin, page).unwrap();
+        std::io::Write::write_all(&mut stdin, b"\n").unwrap();
+    }
+    drop(stdin);
+    let mut stderr = String::new();
+    child
+        .0
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.0.wait().unwrap();
+    broker.resume();
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("1 of 4 records delivered"), "{stderr}");
+    assert!(
+        stderr.contains("3 dead letters (3 undelivered)"),
+        "{stderr}"
+    );
+    let letters: Vec<Value> = std::fs::read_to_string(&errors)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut lines: Vec<u64> = letters
+        .iter()
+        .map(|l| {
+            assert_eq!(l["error"]["kind"], "undelivered");
+            assert!(l["payload"].as_str().unwrap().contains("\"url\""));
+            l["source"]["offset"].as_u64().unwrap()
+        })
+        .collect();
+    lines.sort();
+    assert_eq!(lines, [2, 3, 4]);
+}

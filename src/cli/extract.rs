@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use urltree::config::Config;
 use urltree::engine::{Engine, Input, Outcome};
 use urltree::local::{InputSpec, Item, JsonlWriter, RecordSource};
@@ -225,7 +225,7 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
         read_errors: 0,
     };
 
-    run.bar = progress_bar(show_progress, input.total());
+    run.bar = super::progress::bar(show_progress, input.total());
     let mut read_error = None;
     loop {
         match input.next_item() {
@@ -320,20 +320,6 @@ fn default_errors_path(output: &Path) -> PathBuf {
         .map(|n| n.to_string_lossy().trim_end_matches(".jsonl").to_owned())
         .unwrap_or_else(|| "output".into());
     output.with_file_name(format!("{stem}.errors.jsonl"))
-}
-
-fn progress_bar(show: bool, total: Option<u64>) -> ProgressBar {
-    if !show {
-        return ProgressBar::hidden();
-    }
-    let bar = match total {
-        Some(total) => ProgressBar::new(total),
-        None => ProgressBar::new_spinner(),
-    };
-    let style = ProgressStyle::with_template("{bar:30} {percent:>3}% {elapsed_precise} {msg}")
-        .unwrap_or_else(|_| ProgressStyle::default_bar());
-    bar.set_style(style);
-    bar
 }
 
 fn summary_line(engine: &Engine, started: Instant) -> String {

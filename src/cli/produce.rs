@@ -10,15 +10,14 @@ use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
 use indicatif::ProgressBar;
 use urltree::config::{Config, DomainCheck};
-use urltree::local::{self, JsonlWriter, Line};
+use urltree::local::{InputSpec, Item, JsonlWriter, RecordSource};
 use urltree::produce::{Router, Sender, Tally};
-use urltree::record::{DeadLetter, ErrorKind, Source};
+use urltree::record::{DeadLetter, Source};
 
 use super::progress;
 
@@ -30,8 +29,16 @@ const REPORT_EVERY: u64 = 256;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Input: a raw-html JSONL file (plain or gzip), or `-` for JSONL on stdin.
+    /// Input, as for `urltree extract`: a raw-html JSONL file (plain or gzip), a directory of
+    /// .html files, one .html file (with --url), or `-` for stdin (JSONL, or one HTML page with
+    /// --url).
     input: PathBuf,
+    /// Base URL for a directory input (default: the first path component is the host).
+    #[arg(long)]
+    base_url: Option<String>,
+    /// The page's URL when the input is one HTML page (a .html file, or `-` for HTML on stdin).
+    #[arg(long)]
+    url: Option<String>,
     /// Topic to produce to (default: `kafka.topics.input`).
     #[arg(long)]
     topic: Option<String>,
@@ -115,14 +122,20 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
         );
     }
     let router = Router::new(&config).context("loading the URL rules")?;
-    let max_record_bytes = config.input.max_record_bytes;
     let payload_bytes = config.output.dead_letter_payload_bytes;
-    let mut input = local::open_jsonl(&args.input, max_record_bytes)?;
+    // Opened before connecting, so a missing input fails without waiting for the brokers.
+    let mut input = RecordSource::open(&InputSpec {
+        path: args.input.clone(),
+        url: args.url.clone(),
+        base_url: args.base_url.clone(),
+        max_record_bytes: config.input.max_record_bytes,
+        dead_letter_payload_bytes: payload_bytes,
+    })?;
     let mut sender = Sender::connect(&config.kafka, &topic, payload_bytes)
         .with_context(|| format!("connecting to the brokers for topic {topic:?}"))?;
 
     let show_progress = !args.quiet && std::io::stderr().is_terminal();
-    let bar = progress::bar(show_progress, input.size);
+    let bar = progress::bar(show_progress, input.total());
     let mut dead = DeadLetters {
         file: JsonlWriter::lazy(&errors_path),
         by_kind: BTreeMap::new(),
@@ -133,68 +146,26 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
     let mut read = 0u64;
     let mut read_error = None;
     loop {
-        let line = match input.lines.next_line() {
-            Ok(Some(line)) => line,
+        let refused = match input.next_item() {
+            Ok(Some(Item::Record { bytes, source })) => send(&router, &mut sender, bytes, source),
+            Ok(Some(Item::DeadLetter(letter))) => Some(letter),
             Ok(None) => break,
             Err(e) => {
-                read_error = Some(format!(
-                    "reading {} after line {}: {e}",
-                    input.name,
-                    input.lines.line_number()
-                ));
+                read_error = Some(e);
                 break;
             }
         };
         read += 1;
-        match line {
-            Line::Record { number, bytes } => {
-                let source = Source::line(&input.name, number);
-                let refused = match router.key(&bytes) {
-                    Ok(domain) => sender.send(&domain, &bytes, source).err(),
-                    Err((kind, message)) => Some(DeadLetter::new(
-                        kind,
-                        message,
-                        source,
-                        &bytes,
-                        payload_bytes,
-                    )),
-                };
-                if let Some(letter) = refused {
-                    dead.write(&letter)?;
-                }
-            }
-            Line::TooLong {
-                number,
-                prefix,
-                len,
-            } => {
-                let message =
-                    format!("record is {len} bytes, over the limit of {max_record_bytes}");
-                let source = Source::line(&input.name, number);
-                dead.write(&DeadLetter::from_prefix(
-                    ErrorKind::TooLarge,
-                    message,
-                    source,
-                    &prefix,
-                    len,
-                    payload_bytes,
-                ))?;
-            }
+        if let Some(letter) = refused {
+            dead.write(&letter)?;
         }
         if read.is_multiple_of(REPORT_EVERY) {
             for letter in sender.take_failures() {
                 dead.write(&letter)?;
             }
-            bar.set_position(input.consumed.load(Ordering::Relaxed));
+            bar.set_position(input.position());
             bar.set_message(progress_line(&sender.tally(), read, started));
         }
-    }
-    if input.trailing_garbage.load(Ordering::Relaxed) {
-        read_error = Some(format!(
-            "reading {} after line {}: bytes after the last gzip member that are no gzip member",
-            input.name,
-            input.lines.line_number()
-        ));
     }
     let partitions = sender.partitions();
     let brokers = sender.brokers().to_owned();
@@ -245,6 +216,26 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(EXIT_DEAD_LETTERS));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Keys one record and queues it; the dead letter of a record that has no key or that the
+/// producer refused at once.
+fn send(
+    router: &Router,
+    sender: &mut Sender,
+    bytes: Vec<u8>,
+    source: Source,
+) -> Option<DeadLetter> {
+    match router.key(&bytes) {
+        Ok(domain) => sender.send(&domain, &bytes, source).err(),
+        Err((kind, message)) => Some(DeadLetter::new(
+            kind,
+            message,
+            source,
+            &bytes,
+            sender.payload_bytes(),
+        )),
+    }
 }
 
 fn progress_line(tally: &Tally, read: u64, started: Instant) -> String {

@@ -212,6 +212,11 @@ impl Sender {
         self.partitions
     }
 
+    /// Bytes of a record kept in its dead letter.
+    pub fn payload_bytes(&self) -> usize {
+        self.shared.payload_bytes
+    }
+
     /// The bootstrap brokers.
     pub fn brokers(&self) -> &str {
         &self.brokers
