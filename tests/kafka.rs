@@ -104,6 +104,48 @@ fn reader(broker: &Broker, topic: &str) -> BaseConsumer {
     consumer
 }
 
+/// Sends `pages` to [`INPUT`] with `urltree produce` (from the JSONL file `<name>.jsonl` in
+/// `dir`), keyed by their domain, and checks that it delivered all of them.
+fn produce_pages(broker: &Broker, dir: &Path, name: &str, pages: &[Vec<u8>]) {
+    let input = dir.join(format!("{name}.jsonl"));
+    let mut text = pages.join(&b'\n');
+    text.push(b'\n');
+    std::fs::write(&input, text).unwrap();
+    let config = produce_config(
+        &broker.addr,
+        dir,
+        30_000,
+        "\"message.max.bytes\" = 10000000",
+    );
+    let (code, stderr) = run_produce(&config, &[input.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let delivered = format!("{n} of {n} records delivered", n = pages.len());
+    assert!(stderr.contains(&delivered), "{stderr}");
+}
+
+/// Reads `count` input records from `consumer` and returns the (partition, offset, timestamp)
+/// of those keyed `rust-lang.org` (the sample's pages), in the order read.
+fn read_pages(consumer: &BaseConsumer, count: usize) -> Vec<(i32, i64, i64)> {
+    let mut out = Vec::new();
+    let mut seen = 0;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while seen < count {
+        assert!(
+            Instant::now() < deadline,
+            "only {seen} of {count} inputs arrived"
+        );
+        if let Some(message) = consumer.poll(Duration::from_millis(100)) {
+            let message = message.unwrap();
+            seen += 1;
+            if message.key() == Some(&b"rust-lang.org"[..]) {
+                let time = message.timestamp().to_millis().unwrap();
+                out.push((message.partition(), message.offset(), time));
+            }
+        }
+    }
+    out
+}
+
 /// Reads `count` JSON records (then waits `quiet` for any extra one, which fails the test).
 fn read(consumer: &BaseConsumer, count: usize, quiet: Duration) -> Vec<Value> {
     let mut out = Vec::new();
@@ -212,8 +254,20 @@ fn metric(text: &str, series: &str) -> f64 {
         .unwrap_or_else(|| panic!("{series} missing in\n{text}"))
 }
 
-/// The reference: the engine run locally over the sample stream in order.
+/// The reference: the engine run locally over the sample stream in order, the n-th page at
+/// `BASE_TIME_MS + n`.
 fn local_run(pages: &[Vec<u8>], dir: &Path) -> (HashMap<String, Value>, StateDump) {
+    let times: Vec<i64> = (0..pages.len() as i64).map(|i| BASE_TIME_MS + i).collect();
+    local_run_at(pages, &times, dir)
+}
+
+/// The reference: the engine run locally over the sample stream in order, each page with its
+/// record time.
+fn local_run_at(
+    pages: &[Vec<u8>],
+    times: &[i64],
+    dir: &Path,
+) -> (HashMap<String, Value>, StateDump) {
     let mut config = Config::default();
     config.state.path = dir.to_owned();
     let mut engine = Engine::open(&config).unwrap();
@@ -221,7 +275,7 @@ fn local_run(pages: &[Vec<u8>], dir: &Path) -> (HashMap<String, Value>, StateDum
         .iter()
         .enumerate()
         .map(|(i, bytes)| Input {
-            timestamp_ms: Some(BASE_TIME_MS + i as i64),
+            timestamp_ms: Some(times[i]),
             ..Input::new(bytes, Source::line("local", i as u64))
         })
         .collect();
@@ -255,24 +309,13 @@ async fn worker_matches_the_local_engine_sends_dead_letters_and_resumes_from_its
     create_topics(&broker, &[(INPUT, 4), (OUTPUT, 4), (DLQ, 1)]).await;
     let dir = tempfile::tempdir().unwrap();
     let pages = sample();
-    let (local, local_dump) = local_run(&pages, &dir.path().join("local"));
-    assert_eq!(local.len(), pages.len());
     let producer = producer(&broker);
+    let inputs = reader(&broker, INPUT);
 
-    // Phase 1: 150 pages and the poison records.
+    // Phase 1: 150 pages sent by `urltree produce`, then the poison records (which `urltree
+    // produce` itself refuses to send) by a plain producer.
     let first = 150;
-    let mut page_offsets = Vec::new();
-    for (i, page) in pages[..first].iter().enumerate() {
-        page_offsets.push(
-            produce(
-                &producer,
-                "rust-lang.org",
-                Some(page),
-                BASE_TIME_MS + i as i64,
-            )
-            .await,
-        );
-    }
+    produce_pages(&broker, dir.path(), "phase1", &pages[..first]);
     let limit = pages.iter().map(Vec::len).max().unwrap() + 1;
     let oversized = format!(
         r#"{{"url":"https://example.org/big","html":"{}"}}"#,
@@ -293,6 +336,9 @@ async fn worker_matches_the_local_engine_sends_dead_letters_and_resumes_from_its
         let at = produce(&producer, key, payload, BASE_TIME_MS).await;
         expected_dead.insert(at, kind);
     }
+    // The pages' coordinates and record times, as the worker reads them.
+    let mut page_records = read_pages(&inputs, first + expected_dead.len());
+    let page_offsets: Vec<(i32, i64)> = page_records.iter().map(|r| (r.0, r.1)).collect();
 
     let state = dir.path().join("state");
     let mut config = worker_config(&broker, &state, "urltree-a");
@@ -313,14 +359,19 @@ async fn worker_matches_the_local_engine_sends_dead_letters_and_resumes_from_its
         common::assert_valid(&dead_letter, letter, "a dead letter of urltree run");
     }
 
-    // One output per page, in stream order within the domain, identical to the local engine.
-    assert_same_as_local(&phase1, &local);
+    // One output per page, in stream order within the domain (compared with the local engine's
+    // below, once every page's record time is known).
     let offsets: Vec<i64> = phase1
         .iter()
         .map(|o| o["source"]["offset"].as_i64().unwrap())
         .collect();
     let page_partition = page_offsets[0].0;
     assert!(page_offsets.iter().all(|(p, _)| *p == page_partition));
+    // The partition the Java clients pick for the key.
+    assert_eq!(
+        page_partition,
+        urltree::produce::partition_for(b"rust-lang.org", 4)
+    );
     let expected_offsets: Vec<i64> = page_offsets.iter().map(|(_, o)| *o).collect();
     assert_eq!(offsets, expected_offsets);
     assert!(phase1
@@ -403,21 +454,21 @@ async fn worker_matches_the_local_engine_sends_dead_letters_and_resumes_from_its
     // Phase 2: a worker in a new consumer group (no committed offsets) over the same state
     // resumes at the state's progress: nothing is read twice, and the 50 new pages come out as
     // the local engine made them.
-    let mut expected_offsets = Vec::new();
-    for (i, page) in pages.iter().enumerate().skip(first) {
-        let at = produce(
-            &producer,
-            "rust-lang.org",
-            Some(page),
-            BASE_TIME_MS + i as i64,
-        )
-        .await;
-        expected_offsets.push(at.1);
-    }
+    produce_pages(&broker, dir.path(), "phase2", &pages[first..]);
+    let phase2_records = read_pages(&inputs, pages.len() - first);
+    let expected_offsets: Vec<i64> = phase2_records.iter().map(|r| r.1).collect();
+    assert!(phase2_records.iter().all(|r| r.0 == page_partition));
+    page_records.extend(phase2_records);
     let running = Running::start(worker_config(&broker, &state, "urltree-b")).await;
     // Not ready until the group has assigned partitions and their state is open.
     assert_eq!(get(running.http, "/readyz").await.0, 503);
     let phase2 = read(&outputs, pages.len() - first, Duration::from_secs(2));
+
+    // Both phases' outputs are the local engine's, run over the pages with their record times.
+    let times: Vec<i64> = page_records.iter().map(|r| r.2).collect();
+    let (local, local_dump) = local_run_at(&pages, &times, &dir.path().join("local"));
+    assert_eq!(local.len(), pages.len());
+    assert_same_as_local(&phase1, &local);
     assert_same_as_local(&phase2, &local);
     let offsets: Vec<i64> = phase2
         .iter()
