@@ -1,7 +1,8 @@
-//! `urltree run` against a real Kafka-compatible broker (tansu, started per test on a free
-//! loopback port): outputs identical to the local engine, dead letters with their coordinates,
-//! resume from the state's progress without applying a page twice, metrics and probes, and the
-//! binary's graceful shutdown on SIGTERM.
+//! `urltree run` and `urltree produce` against a real Kafka-compatible broker (tansu, started per
+//! test on a free loopback port): outputs identical to the local engine, dead letters with their
+//! coordinates, resume from the state's progress without applying a page twice, metrics and
+//! probes, the binary's graceful shutdown on SIGTERM; and `urltree produce`'s keys, partitions,
+//! deliveries and dead letters.
 //!
 //! The broker binary comes from `scripts/setup` (`target/tools/tansu`) or `URLTREE_TANSU`; the
 //! tests fail when it cannot be started.
@@ -2324,4 +2325,65 @@ async fn produce_dead_letters_what_a_frozen_broker_never_acknowledges() {
         .collect();
     lines.sort();
     assert_eq!(lines, [2, 3, 4]);
+}
+
+/// `urltree produce` reads the other inputs `urltree extract` reads, through the same reader: a
+/// directory of `.html` files (the first path component is the host) and one page with `--url`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn produce_reads_a_directory_and_one_page_as_extract_does() {
+    let broker = start_broker();
+    broker.create_topics(&[(INPUT, 3)]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = produce_config(&broker.addr, dir.path(), 30_000, "");
+    let site = dir.path().join("mirror");
+    for (path, text) in [
+        (
+            "example.org/a/index.html",
+            "<html><body><p>One page.</p></body></html>",
+        ),
+        (
+            "docs.rust-lang.org/book/ch01.html",
+            "<html><body><p>Another.</p></body></html>",
+        ),
+    ] {
+        let file = site.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    }
+    let (code, stderr) = run_produce(&config, &[site.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("2 of 2 records delivered"), "{stderr}");
+    let page = dir.path().join("news.html");
+    std::fs::write(&page, "<html><body><p>News.</p></body></html>").unwrap();
+    let args = [
+        page.to_str().unwrap(),
+        "--url",
+        "https://www.bbc.co.uk/news",
+    ];
+    let (code, stderr) = run_produce(&config, &args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("1 of 1 records delivered"), "{stderr}");
+
+    let mut got: Vec<(String, String)> = read_keyed(&broker, INPUT, 3, Duration::from_secs(1))
+        .into_iter()
+        .map(|(key, partition, payload)| {
+            assert_eq!(
+                partition,
+                urltree::produce::partition_for(key.as_bytes(), 3)
+            );
+            let record: Value = serde_json::from_slice(&payload).unwrap();
+            (key, record["url"].as_str().unwrap().to_owned())
+        })
+        .collect();
+    got.sort();
+    let expected = [
+        ("bbc.co.uk", "https://www.bbc.co.uk/news"),
+        ("example.org", "http://example.org/a/index.html"),
+        ("rust-lang.org", "http://docs.rust-lang.org/book/ch01.html"),
+    ];
+    let expected: Vec<(String, String)> = expected
+        .iter()
+        .map(|(k, u)| (k.to_string(), u.to_string()))
+        .collect();
+    assert_eq!(got, expected);
 }

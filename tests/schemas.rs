@@ -209,6 +209,7 @@ fn config_schema_matches_the_loader() {
         "[kafka.producer_properties]\n\"enable.idempotence\" = false",
         "[kafka.consumer_properties]\n\"enable.partition.eof\" = true",
         "[kafka.properties]\n\"auto.offset.reset\" = \"latest\"",
+        "[kafka.producer_properties]\n\"partitioner\" = \"consistent_random\"",
         "[kafka.properties]\n\"x\" = [1]",
         "[kafka]\nhttp_listen = \"nowhere\"",
         "[surprise]\nx = 1",
