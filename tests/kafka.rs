@@ -2305,11 +2305,6 @@ async fn produce_dead_letters_what_a_frozen_broker_never_acknowledges() {
     let status = child.0.wait().unwrap();
     broker.resume();
     assert_eq!(status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("1 of 4 records delivered"), "{stderr}");
-    assert!(
-        stderr.contains("3 dead letters (3 undelivered)"),
-        "{stderr}"
-    );
     let letters: Vec<Value> = std::fs::read_to_string(&errors)
         .unwrap()
         .lines()
@@ -2324,7 +2319,20 @@ async fn produce_dead_letters_what_a_frozen_broker_never_acknowledges() {
         })
         .collect();
     lines.sort();
-    assert_eq!(lines, [2, 3, 4]);
+    // The first record is on the broker; its acknowledgement may have been caught by the freeze.
+    let delivered = 4 - lines.len();
+    assert!(lines.ends_with(&[2, 3, 4]), "{lines:?}");
+    assert!(
+        stderr.contains(&format!("{delivered} of 4 records delivered")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "{n} dead letters ({n} undelivered)",
+            n = lines.len()
+        )),
+        "{stderr}"
+    );
 }
 
 /// `urltree produce` reads the other inputs `urltree extract` reads, through the same reader: a
