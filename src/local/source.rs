@@ -365,3 +365,27 @@ fn sniff(mut raw: Box<dyn Read + Send>) -> io::Result<(Vec<u8>, Box<dyn Read + S
     }
     Ok((head, rest))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_source_can_move_to_another_thread() {
+        fn send<T: Send>() {}
+        send::<RecordSource>();
+    }
+
+    #[test]
+    fn a_gzip_jsonl_input_is_not_taken_for_a_warc() {
+        let (head, mut rest) = sniff(Box::new(io::Cursor::new(b"WARC/1.1\r\n".to_vec()))).unwrap();
+        assert!(warc::is_warc(&head));
+        let mut all = Vec::new();
+        rest.read_to_end(&mut all).unwrap();
+        assert_eq!(all, b"WARC/1.1\r\n", "the sniffed bytes are read again");
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, b"{\"url\":\"http://a.com\",\"html\":\"x\"}\n").unwrap();
+        let (head, _) = sniff(Box::new(io::Cursor::new(gz.finish().unwrap()))).unwrap();
+        assert!(!warc::is_warc(&head) && head.starts_with(b"{\"url"));
+    }
+}

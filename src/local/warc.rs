@@ -194,7 +194,17 @@ impl WarcReader {
         let mut headers = BTreeMap::new();
         let mut encodings = http::Encodings::default();
         if is_response {
-            record.parse_http_with_opts(AutoDecode::None, MAX_HEADER_BYTES, true)?;
+            if let Err(e) = record.parse_http_with_opts(AutoDecode::None, MAX_HEADER_BYTES, true) {
+                consume(record)?;
+                let message = format!("cannot parse the HTTP response headers: {e}");
+                return Ok(Page::Item(Item::DeadLetter(DeadLetter::new(
+                    ErrorKind::InvalidField,
+                    message,
+                    source,
+                    url.as_bytes(),
+                    self.payload_bytes,
+                ))));
+            }
             let Some(http) = record.http_headers() else {
                 return Ok(Page::Skipped(skip::NOT_HTML, false));
             };
@@ -290,15 +300,19 @@ enum Page {
 
 /// Reads the rest of a record's block, so that a record cut short is an error, not the end.
 fn consume(record: &mut WarcRecord) -> io::Result<()> {
-    let expected = record.content_length();
     let Some(reader) = record.reader_mut() else {
         return Ok(());
     };
-    let read = io::copy(&mut reader.take(expected), &mut io::sink())?;
-    if read < expected {
+    // The reader is limited to the block; its position is within the block.
+    let remaining = reader.limit().saturating_sub(reader.stream_position()?);
+    let read = io::copy(&mut reader.take(remaining), &mut io::sink())?;
+    if read < remaining {
         return Err(io::Error::new(
             io::ErrorKind::UnexpectedEof,
-            format!("a WARC record is cut short: {read} of its {expected} bytes"),
+            format!(
+                "a WARC record is cut short: {} of its block's bytes are missing",
+                remaining - read
+            ),
         ));
     }
     Ok(())
@@ -339,5 +353,47 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    fn response(uri: &str, block: &[u8]) -> Vec<u8> {
+        let mut bytes = format!(
+            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:{uri}>\r\nWARC-Date: 2024-05-01T10:00:00Z\r\nWARC-Target-URI: {uri}\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+            block.len()
+        )
+        .into_bytes();
+        bytes.extend_from_slice(block);
+        bytes.extend_from_slice(b"\r\n\r\n");
+        bytes
+    }
+
+    #[test]
+    fn a_response_whose_http_headers_do_not_parse_is_a_dead_letter_and_reading_goes_on() {
+        // A header block over the bound.
+        let mut block = b"HTTP/1.1 200 OK\r\nX-Long: ".to_vec();
+        block.extend(std::iter::repeat_n(b'a', MAX_HEADER_BYTES + 10));
+        block.extend_from_slice(b"\r\nContent-Type: text/html\r\n\r\n<p>x</p>");
+        let mut warc = response("http://a.example/", &block);
+        warc.extend(response(
+            "http://b.example/",
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>hello</p>",
+        ));
+        let mut reader = WarcReader::new(Box::new(io::Cursor::new(warc)), "t.warc", 1 << 20, 64);
+        match reader.next_item().unwrap() {
+            Some(Item::DeadLetter(dead)) => {
+                assert_eq!(dead.error.kind, ErrorKind::InvalidField);
+                assert_eq!(dead.source.offset, 1);
+            }
+            other => panic!("{other:?}"),
+        }
+        match reader.next_item().unwrap() {
+            Some(Item::Record { bytes, source }) => {
+                let page: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+                assert_eq!(page["url"], "http://b.example/");
+                assert_eq!(page["headers"]["Content-Type"], "text/html");
+                assert_eq!(source.offset, 2);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(reader.next_item().unwrap().is_none());
     }
 }
