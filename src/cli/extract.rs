@@ -279,7 +279,7 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
     eprintln!("  state:  {}", config.state.path.display());
     let skipped_files = input.skipped_files();
     if skipped_files > 0 {
-        eprintln!("  skipped: {skipped_files} files whose names do not end in .html or .htm");
+        eprintln!("  skipped: {skipped_files} files whose names are neither HTML (.html, .htm) nor WARC (.warc, .warc.gz, .warc.zst)");
     }
     let skipped_records = input.skipped_records();
     if !skipped_records.is_empty() {
