@@ -14,7 +14,7 @@ use anyhow::{bail, Context};
 use indicatif::ProgressBar;
 use urltree::config::Config;
 use urltree::engine::{Engine, Input, Outcome};
-use urltree::local::{InputSpec, Item, JsonlWriter, RecordSource};
+use urltree::local::{Compression, InputSpec, Item, JsonlWriter, RecordSource};
 use urltree::record::{DeadLetter, Source};
 
 /// Exit code of a run that dead-lettered records under `--strict`.
@@ -22,10 +22,11 @@ const EXIT_DEAD_LETTERS: u8 = 1;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Input: a raw-html JSONL file (plain or gzip), a directory of .html files, one .html file
-    /// (with --url), or `-` for stdin (JSONL, or one HTML page with --url).
+    /// Input: a raw-html JSONL file (plain or gzip), a WARC file (plain or gzip), a directory of
+    /// .html and .warc/.warc.gz files, one .html file (with --url), or `-` for stdin (JSONL or
+    /// WARC, told by content, or one HTML page with --url).
     input: PathBuf,
-    /// Output clean-text JSONL (`-` for stdout).
+    /// Output clean-text JSONL (`-` for stdout); a name ending in `.gz` writes gzip, `.zst` zstd.
     #[arg(long, short = 'o', default_value = "-")]
     output: PathBuf,
     /// Dead-letter JSONL for records that cannot be processed (default: beside the output, or
@@ -243,8 +244,8 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
     }
     run.flush()?;
     run.bar.finish_and_clear();
-    run.output.flush().context("flushing the output")?;
-    run.errors.flush().context("flushing the errors file")?;
+    run.output.finish().context("finishing the output")?;
+    run.errors.finish().context("finishing the errors file")?;
 
     let stats = run.engine.stats();
     let seconds = started.elapsed().as_secs_f64().max(1e-9);
@@ -278,7 +279,19 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
     eprintln!("  state:  {}", config.state.path.display());
     let skipped_files = input.skipped_files();
     if skipped_files > 0 {
-        eprintln!("  skipped: {skipped_files} files whose names do not end in .html or .htm");
+        eprintln!("  skipped: {skipped_files} files whose names are neither HTML (.html, .htm) nor WARC (.warc, .warc.gz, .warc.zst)");
+    }
+    let skipped_records = input.skipped_records();
+    if !skipped_records.is_empty() {
+        let total: u64 = skipped_records.values().sum();
+        let reasons: Vec<String> = skipped_records
+            .iter()
+            .map(|(reason, n)| format!("{n} {reason}"))
+            .collect();
+        eprintln!(
+            "  skipped: {total} WARC records without a page ({})",
+            reasons.join(", ")
+        );
     }
     if stats.dropped_fields > 0 {
         eprintln!(
@@ -315,11 +328,19 @@ fn default_errors_path(output: &Path) -> PathBuf {
     if output == Path::new("-") {
         return PathBuf::from("urltree-errors.jsonl");
     }
+    let compression = Compression::of(output);
     let stem = output
         .file_name()
-        .map(|n| n.to_string_lossy().trim_end_matches(".jsonl").to_owned())
+        .map(|n| {
+            let name = n.to_string_lossy();
+            let name = name
+                .get(..name.len() - compression.suffix().len())
+                .unwrap_or(&name)
+                .to_owned();
+            name.trim_end_matches(".jsonl").to_owned()
+        })
         .unwrap_or_else(|| "output".into());
-    output.with_file_name(format!("{stem}.errors.jsonl"))
+    output.with_file_name(format!("{stem}.errors.jsonl{}", compression.suffix()))
 }
 
 fn summary_line(engine: &Engine, started: Instant) -> String {

@@ -111,6 +111,7 @@ pub(super) fn record(
         encoding: page.encoding,
         processed_at: processed_at(timestamp_ms, page.fetched_at, batch_started),
         source: source.clone(),
+        warc_record_id: page.warc_record_id,
         warnings: Vec::new(),
     };
     (record, tally)

@@ -7,7 +7,8 @@ use base64::Engine as _;
 
 use crate::urlkey::{push_escaped, Component};
 
-/// The HTML files under a directory, in path order, turned into raw-html records.
+/// The HTML files under a directory, in path order, turned into raw-html records; WARC files
+/// among them are handed out by path, for [`super::warc::WarcReader`].
 ///
 /// A file is HTML when its name ends in `.html` or `.htm`, or when the part before a `?` does
 /// (`wget --mirror` saves `page.html?id=3` under that name). A file's URL is `base_url` joined
@@ -40,6 +41,13 @@ pub enum DirEntry {
         path: PathBuf,
         /// The raw-html record.
         bytes: Vec<u8>,
+    },
+    /// A WARC file (named `.warc`, `.warc.gz` or `.warc.zst`), to be read record by record.
+    Warc {
+        /// 1-based index of the file.
+        index: u64,
+        /// The file.
+        path: PathBuf,
     },
     /// A file or directory that could not be read (a dangling link, no permission).
     Unreadable {
@@ -80,7 +88,7 @@ impl HtmlDir {
                 };
                 if path.is_dir() {
                     stack.push(path);
-                } else if is_html_name(&path) {
+                } else if is_html_name(&path) || is_warc_name(&path) {
                     files.push(path);
                 } else {
                     skipped += 1;
@@ -101,7 +109,7 @@ impl HtmlDir {
         })
     }
 
-    /// Number of entries: HTML files and unreadable directories.
+    /// Number of entries: HTML and WARC files and unreadable directories.
     pub fn len(&self) -> usize {
         self.files.len() + self.unreadable.len()
     }
@@ -111,7 +119,7 @@ impl HtmlDir {
         self.len() == 0
     }
 
-    /// Files that are not HTML by their name, left out.
+    /// Files that are neither HTML nor WARC by their name, left out.
     pub fn skipped(&self) -> usize {
         self.skipped
     }
@@ -124,6 +132,10 @@ impl HtmlDir {
             None => {
                 let path = self.files.get(self.next_file)?.clone();
                 self.next_file += 1;
+                if is_warc_name(&path) {
+                    self.taken = index;
+                    return Some(DirEntry::Warc { index, path });
+                }
                 match self.record(&path) {
                     Ok(bytes) => DirEntry::Record { index, path, bytes },
                     Err(error) => DirEntry::Unreadable { index, path, error },
@@ -180,6 +192,16 @@ pub fn html_record(url: &str, bytes: &[u8]) -> Vec<u8> {
     let record = serde_json::json!({ "url": url, "html_base64": encoded });
     // A JSON object of two strings always serializes.
     serde_json::to_vec(&record).unwrap_or_default()
+}
+
+/// Whether a file name is a WARC file's: `.warc`, `.warc.gz` or `.warc.zst` at its end.
+pub fn is_warc_name(path: &Path) -> bool {
+    path.file_name().is_some_and(|name| {
+        let lower = name.as_encoded_bytes().to_ascii_lowercase();
+        [&b".warc"[..], b".warc.gz", b".warc.zst"]
+            .iter()
+            .any(|ext| lower.ends_with(ext))
+    })
 }
 
 /// Whether a file name is an HTML page's: `.html`/`.htm` at its end or before its first `?`.

@@ -1,9 +1,12 @@
 //! Local files in and out, for `urltree extract`, `eval` and `bench`: raw-html JSONL (plain or
-//! gzip, file or stdin) or a directory of `.html` files in; JSONL out.
+//! gzip, file or stdin), WARC files, or a directory of `.html` and WARC files in; JSONL out
+//! (plain, gzip or zstd).
 
 pub mod html_dir;
+pub mod http;
 pub mod lines;
 pub mod source;
+pub mod warc;
 pub mod writer;
 
 use std::fs::File;
@@ -17,12 +20,19 @@ use flate2::bufread::GzDecoder;
 pub use html_dir::{html_record, DirEntry, HtmlDir};
 pub use lines::{Line, LineReader};
 pub use source::{InputSpec, Item, OpenError, ReadError, RecordSource};
-pub use writer::JsonlWriter;
+pub use writer::{Compression, JsonlWriter};
 
 /// Counts the bytes read through it (for progress on compressed input).
 pub struct CountingReader<R> {
     inner: R,
     count: Arc<AtomicU64>,
+}
+
+impl<R> CountingReader<R> {
+    /// Counts what is read from `inner` into `count`.
+    pub fn new(inner: R, count: Arc<AtomicU64>) -> CountingReader<R> {
+        CountingReader { inner, count }
+    }
 }
 
 impl<R: Read> Read for CountingReader<R> {
@@ -54,14 +64,30 @@ pub struct JsonlInput {
 ///
 /// Lines longer than `max_line_bytes` are reported as [`Line::TooLong`] without being buffered.
 pub fn open_jsonl(path: &Path, max_line_bytes: usize) -> io::Result<JsonlInput> {
+    let (raw, size, name) = open_raw(path)?;
+    jsonl_from(raw, size, name, path, max_line_bytes)
+}
+
+/// A file (`-` for stdin) opened for reading: the stream, its size on disk when known, and its
+/// display name.
+pub fn open_raw(path: &Path) -> io::Result<(Box<dyn Read + Send>, Option<u64>, String)> {
+    if path == Path::new("-") {
+        return Ok((Box::new(io::stdin()), None, "-".to_owned()));
+    }
+    let file = File::open(path).map_err(|e| with_path(e, path))?;
+    let size = file.metadata().ok().map(|m| m.len());
+    Ok((Box::new(file), size, path.display().to_string()))
+}
+
+/// [`open_jsonl`] of a stream already open.
+pub(crate) fn jsonl_from(
+    raw: Box<dyn Read + Send>,
+    size: Option<u64>,
+    name: String,
+    path: &Path,
+    max_line_bytes: usize,
+) -> io::Result<JsonlInput> {
     let consumed = Arc::new(AtomicU64::new(0));
-    let (raw, size, name): (Box<dyn Read + Send>, Option<u64>, String) = if path == Path::new("-") {
-        (Box::new(io::stdin()), None, "-".to_owned())
-    } else {
-        let file = File::open(path).map_err(|e| with_path(e, path))?;
-        let size = file.metadata().ok().map(|m| m.len());
-        (Box::new(file), size, path.display().to_string())
-    };
     let counted = CountingReader {
         inner: raw,
         count: Arc::clone(&consumed),
@@ -86,7 +112,7 @@ pub fn open_jsonl(path: &Path, max_line_bytes: usize) -> io::Result<JsonlInput> 
     })
 }
 
-fn is_gzip_member(head: &[u8]) -> bool {
+pub(crate) fn is_gzip_member(head: &[u8]) -> bool {
     head.len() >= 2 && head[0] == 0x1f && head[1] == 0x8b
 }
 
@@ -143,7 +169,7 @@ pub fn is_html_file(path: &Path) -> bool {
 pub enum InputKind {
     /// A JSONL file (plain or gzip), or stdin.
     Jsonl(PathBuf),
-    /// A directory of `.html` files.
+    /// A directory of `.html` and WARC files.
     HtmlDir(PathBuf),
 }
 

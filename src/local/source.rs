@@ -1,15 +1,21 @@
 //! One reader for every local input kind: a raw-html JSONL file (plain or gzip) or stdin, a
-//! directory of `.html` files, one HTML page with its URL. It yields raw-html records in input
+//! WARC file (plain or gzip) or stdin, a directory of `.html` and WARC files, one HTML page with
+//! its URL. It yields raw-html records in input
 //! order, with the dead letters the reader itself makes, so that `extract` and any other command
 //! reading local inputs drive the same code.
 
+use std::collections::BTreeMap;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use flate2::read::GzDecoder;
 
 use thiserror::Error;
 
-use super::{html_dir, DirEntry, HtmlDir, InputKind, JsonlInput, Line};
+use super::warc::{self, WarcReader};
+use super::{html_dir, CountingReader, DirEntry, HtmlDir, InputKind, JsonlInput, Line};
 use crate::record::{DeadLetter, ErrorKind, Source};
 
 /// What to read and how.
@@ -44,7 +50,7 @@ pub enum OpenError {
 pub struct ReadError {
     /// The input's display name.
     pub input: String,
-    /// Where: `line N` of a JSONL input.
+    /// Where: `line N` of a JSONL input, `record N` of a WARC input.
     pub position: String,
     /// What went wrong.
     pub message: String,
@@ -67,7 +73,10 @@ pub enum Item {
 
 enum Kind {
     Jsonl(JsonlInput),
-    Dir(HtmlDir),
+    /// A WARC stream and the bytes consumed from disk.
+    Warc(WarcReader, Arc<AtomicU64>),
+    /// A directory, and the WARC file of it being read.
+    Dir(HtmlDir, Option<WarcReader>),
     Page(Option<(Vec<u8>, String)>),
     Done,
 }
@@ -82,7 +91,12 @@ pub struct RecordSource {
     position: u64,
     total: Option<u64>,
     skipped_files: usize,
+    /// WARC records skipped by the WARC files read to their end, by reason.
+    skipped_records: BTreeMap<&'static str, u64>,
 }
+
+/// The first bytes of a stream read for sniffing its kind.
+const SNIFF_BYTES: usize = 4096;
 
 impl RecordSource {
     /// Opens the input (nothing is created): a missing or unreadable input is an error here.
@@ -97,6 +111,7 @@ impl RecordSource {
             position: 0,
             total: None,
             skipped_files: 0,
+            skipped_records: BTreeMap::new(),
         };
         if single_page {
             let Some(url) = &spec.url else {
@@ -119,16 +134,30 @@ impl RecordSource {
         match InputKind::of(path) {
             InputKind::Jsonl(path) => {
                 // Its errors name the path.
-                let input =
-                    super::open_jsonl(&path, spec.max_record_bytes).map_err(OpenError::Io)?;
-                source.total = input.size;
-                source.kind = Kind::Jsonl(input);
+                let (raw, size, name) = super::open_raw(&path).map_err(OpenError::Io)?;
+                let (head, raw) = sniff(raw).map_err(io_error)?;
+                source.total = size;
+                if warc::is_warc(&head) {
+                    let consumed = Arc::new(AtomicU64::new(0));
+                    let counted = CountingReader::new(raw, Arc::clone(&consumed));
+                    let reader = WarcReader::new(
+                        Box::new(counted),
+                        &name,
+                        spec.max_record_bytes,
+                        spec.dead_letter_payload_bytes,
+                    );
+                    source.kind = Kind::Warc(reader, consumed);
+                } else {
+                    let input = super::jsonl_from(raw, size, name, &path, spec.max_record_bytes)
+                        .map_err(OpenError::Io)?;
+                    source.kind = Kind::Jsonl(input);
+                }
             }
             InputKind::HtmlDir(dir) => {
                 let files = HtmlDir::open(&dir, spec.base_url.clone()).map_err(OpenError::Io)?;
                 source.total = Some(files.len() as u64);
                 source.skipped_files = files.skipped();
-                source.kind = Kind::Dir(files);
+                source.kind = Kind::Dir(files, None);
             }
         }
         Ok(source)
@@ -139,6 +168,7 @@ impl RecordSource {
     pub fn position(&self) -> u64 {
         match &self.kind {
             Kind::Jsonl(input) => input.consumed.load(Ordering::Relaxed),
+            Kind::Warc(_, consumed) => consumed.load(Ordering::Relaxed),
             _ => self.position,
         }
     }
@@ -151,6 +181,20 @@ impl RecordSource {
     /// Files of a directory input left out because their names are not `.html`/`.htm`.
     pub fn skipped_files(&self) -> usize {
         self.skipped_files
+    }
+
+    /// WARC records skipped so far, by reason: `request`, `metadata`, `warcinfo`, `revisit` and
+    /// other record types without a page, and the reasons of [`warc::skip`].
+    pub fn skipped_records(&self) -> BTreeMap<&'static str, u64> {
+        let mut all = self.skipped_records.clone();
+        let current = match &self.kind {
+            Kind::Warc(reader, _) | Kind::Dir(_, Some(reader)) => Some(reader),
+            _ => None,
+        };
+        for (reason, n) in current.map(WarcReader::skipped).into_iter().flatten() {
+            *all.entry(reason).or_insert(0) += n;
+        }
+        all
     }
 
     /// The next item, `Ok(None)` at the end of the input, or the read error that ended it.
@@ -199,31 +243,84 @@ impl RecordSource {
                     None => None,
                 }
             }
-            Kind::Dir(files) => files.next_entry().map(|entry| match entry {
-                DirEntry::Record { index, path, bytes } => {
-                    self.position = index;
-                    Item::Record {
-                        bytes,
-                        source: Source::line(&path.display().to_string(), index),
+            Kind::Warc(reader, _) => match reader.next_item() {
+                Ok(item) => item,
+                Err(e) => return Err(self.fail(e.to_string())),
+            },
+            Kind::Dir(files, current) => {
+                if let Some(reader) = current {
+                    match reader.next_item() {
+                        Ok(Some(item)) => return Ok(Some(item)),
+                        Ok(None) => {
+                            for (reason, n) in reader.skipped() {
+                                *self.skipped_records.entry(reason).or_insert(0) += n;
+                            }
+                            *current = None;
+                        }
+                        Err(e) => return Err(self.fail(e.to_string())),
                     }
                 }
-                DirEntry::Unreadable { index, path, error } => {
-                    self.position = index;
-                    let message = format!("cannot read {}: {error}", path.display());
-                    Item::DeadLetter(DeadLetter::new(
-                        ErrorKind::Unreadable,
-                        message,
-                        Source::line(&path.display().to_string(), index),
-                        b"",
-                        payload_bytes,
-                    ))
+                match files.next_entry() {
+                    Some(DirEntry::Warc { index, path }) => {
+                        self.position = index;
+                        let name = path.display().to_string();
+                        match super::open_raw(&path) {
+                            Ok((raw, _, _)) => {
+                                *current = Some(WarcReader::new(
+                                    raw,
+                                    &name,
+                                    max_record_bytes,
+                                    payload_bytes,
+                                ));
+                                return self.next_item();
+                            }
+                            Err(error) => Some(Item::DeadLetter(DeadLetter::new(
+                                ErrorKind::Unreadable,
+                                format!("cannot read {name}: {error}"),
+                                Source::line(&name, index),
+                                b"",
+                                payload_bytes,
+                            ))),
+                        }
+                    }
+                    Some(DirEntry::Record { index, path, bytes }) => {
+                        self.position = index;
+                        Some(Item::Record {
+                            bytes,
+                            source: Source::line(&path.display().to_string(), index),
+                        })
+                    }
+                    Some(DirEntry::Unreadable { index, path, error }) => {
+                        self.position = index;
+                        let message = format!("cannot read {}: {error}", path.display());
+                        Some(Item::DeadLetter(DeadLetter::new(
+                            ErrorKind::Unreadable,
+                            message,
+                            Source::line(&path.display().to_string(), index),
+                            b"",
+                            payload_bytes,
+                        )))
+                    }
+                    None => None,
                 }
-            }),
+            }
         };
         if item.is_none() {
-            self.kind = Kind::Done;
+            self.retire();
         }
         Ok(item)
+    }
+
+    /// Ends the input, keeping the skipped-record counts of the WARC file being read.
+    fn retire(&mut self) {
+        let current = match &self.kind {
+            Kind::Warc(reader, _) | Kind::Dir(_, Some(reader)) => Some(reader.skipped().clone()),
+            _ => None,
+        };
+        for (reason, n) in current.into_iter().flatten() {
+            *self.skipped_records.entry(reason).or_insert(0) += n;
+        }
+        self.kind = Kind::Done;
     }
 
     /// Ends the input with a read error at the current position.
@@ -233,13 +330,62 @@ impl RecordSource {
                 input.name.clone(),
                 format!("line {}", input.lines.line_number()),
             ),
+            Kind::Warc(reader, _) => (
+                reader.name().to_owned(),
+                format!("record {}", reader.records_read()),
+            ),
+            Kind::Dir(_, Some(reader)) => (
+                reader.name().to_owned(),
+                format!("record {}", reader.records_read()),
+            ),
             _ => (String::new(), format!("item {}", self.position)),
         };
-        self.kind = Kind::Done;
+        self.retire();
         ReadError {
             input,
             position,
             message,
         }
+    }
+}
+
+/// The first bytes of a stream and the whole stream again (those bytes, then the rest): a WARC
+/// file is told from JSONL by its content, gzip or not, which works on stdin too.
+fn sniff(mut raw: Box<dyn Read + Send>) -> io::Result<(Vec<u8>, Box<dyn Read + Send>)> {
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    (&mut raw).take(SNIFF_BYTES as u64).read_to_end(&mut head)?;
+    let rest: Box<dyn Read + Send> = Box::new(io::Cursor::new(head.clone()).chain(raw));
+    if super::is_gzip_member(&head) {
+        let mut plain = Vec::new();
+        // What decodes of a member's start; an error past the first bytes does not matter here.
+        let _ = GzDecoder::new(&head[..])
+            .take(warc::MAGIC.len() as u64)
+            .read_to_end(&mut plain);
+        return Ok((plain, rest));
+    }
+    Ok((head, rest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_source_can_move_to_another_thread() {
+        fn send<T: Send>() {}
+        send::<RecordSource>();
+    }
+
+    #[test]
+    fn a_gzip_jsonl_input_is_not_taken_for_a_warc() {
+        let (head, mut rest) = sniff(Box::new(io::Cursor::new(b"WARC/1.1\r\n".to_vec()))).unwrap();
+        assert!(warc::is_warc(&head));
+        let mut all = Vec::new();
+        rest.read_to_end(&mut all).unwrap();
+        assert_eq!(all, b"WARC/1.1\r\n", "the sniffed bytes are read again");
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, b"{\"url\":\"http://a.com\",\"html\":\"x\"}\n").unwrap();
+        let (head, _) = sniff(Box::new(io::Cursor::new(gz.finish().unwrap()))).unwrap();
+        assert!(!warc::is_warc(&head) && head.starts_with(b"{\"url"));
     }
 }

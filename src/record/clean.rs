@@ -97,6 +97,10 @@ pub struct CleanRecord {
     pub processed_at: String,
     /// Where the input came from.
     pub source: Source,
+    /// The `WARC-Record-ID` of the WARC record the page was read from, when it was: with
+    /// `source`, the page's provenance.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub warc_record_id: Option<String>,
     /// What was wrong with the input record and how it was mended (a clamped event time, a
     /// dropped optional field); absent when nothing was.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -89,6 +89,7 @@ pub(super) fn read(bytes: &[u8]) -> Result<(Wire, Vec<String>), RecordError> {
             "charset" => wire.charset = text,
             "fetched_at" => wire.fetched_at = text,
             "domain" => wire.domain = text,
+            "warc_record_id" => wire.warc_record_id = text,
             _ => {}
         }
     }
@@ -96,7 +97,7 @@ pub(super) fn read(bytes: &[u8]) -> Result<(Wire, Vec<String>), RecordError> {
 }
 
 /// The fields the record knows.
-const FIELDS: [&str; 9] = [
+const FIELDS: [&str; 10] = [
     "url",
     "response_url",
     "title",
@@ -106,6 +107,7 @@ const FIELDS: [&str; 9] = [
     "fetched_at",
     "domain",
     "headers",
+    "warc_record_id",
 ];
 
 /// The fields without which there is no page.

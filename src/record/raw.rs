@@ -76,6 +76,8 @@ pub struct RawPage {
     pub warnings: Vec<String>,
     /// The registrable domain the producer keyed the record by, when given.
     pub domain: Option<String>,
+    /// The `WARC-Record-ID` of the WARC record the page was read from, when it was.
+    pub warc_record_id: Option<String>,
 }
 
 impl RawPage {
@@ -156,6 +158,7 @@ impl RawPage {
             encoding,
             fetched_at,
             domain: wire.domain.filter(|d| !d.trim().is_empty()),
+            warc_record_id: wire.warc_record_id.filter(|id| !id.trim().is_empty()),
             warnings,
         })
     }

@@ -21,6 +21,7 @@ pub(crate) struct Wire {
     pub charset: Option<String>,
     pub fetched_at: Option<String>,
     pub domain: Option<String>,
+    pub warc_record_id: Option<String>,
     #[serde(default)]
     pub headers: Option<BTreeMap<String, String>>,
 }
@@ -97,7 +98,7 @@ const HTML: usize = 3;
 const HTML_BASE64: usize = 4;
 
 /// The field names, in the order of [`Wire::string_field`]'s indices.
-const FIELDS: [&[u8]; 9] = [
+const FIELDS: [&[u8]; 10] = [
     b"url",
     b"response_url",
     b"title",
@@ -107,6 +108,7 @@ const FIELDS: [&[u8]; 9] = [
     b"fetched_at",
     b"domain",
     b"headers",
+    b"warc_record_id",
 ];
 
 impl Wire {
@@ -121,6 +123,7 @@ impl Wire {
             5 => &mut self.charset,
             6 => &mut self.fetched_at,
             7 => &mut self.domain,
+            9 => &mut self.warc_record_id,
             _ => return None,
         })
     }
