@@ -5,10 +5,20 @@
 //! strike strong sub sup time tt u var wbr`) do not split it; `<br>` and every other tag, known or
 //! unknown (custom elements too), do. Comments do not split (`foo<!-- -->bar` is "foobar").
 //!
-//! Dropped with their content: comments, `script style noscript template svg math title iframe
+//! Dropped with their content: comments, `script style template svg math title iframe
 //! textarea select datalist noembed noframes xmp canvas video audio` (not rendered, or rendered
 //! only as fallback or form state). Kept: `head` (its text is normally only a title), `button`,
 //! `object`, and everything else. Visibility set by CSS or attributes (`hidden`) is not seen.
+//!
+//! `<noscript>` is read as a client without scripting renders it, which a crawler is: in the
+//! body, its raw text is parsed as HTML in place (a nested lol_html pass over those bytes), so
+//! its elements and text give blocks exactly as inside a `<div>`, with `noscript` on their
+//! element path and no other mark. Some sites serve their whole text there (a forum's topic to
+//! clients without JavaScript), most an "enable JavaScript" notice or a tracking pixel. Its text
+//! ends at its first `</noscript>` (a `<noscript>` inside it is dropped, and what it leaves open
+//! is closed there), and it never adds to the page's limits: every byte is parsed at most twice
+//! and the parser's buffers hold at most twice `ParseLimits::max_memory_bytes`. A `<noscript>`
+//! in the head (styles, links, pixels) is dropped, and no page metadata is read from inside one.
 //!
 //! Entities are decoded with the full HTML5 table, white space runs (including NBSP and all other
 //! Unicode white space) collapse to one space (inside `<pre>` they are kept as written, while the

@@ -63,6 +63,9 @@ pub(crate) enum Tag {
     Select,
     /// `svg` / `math`: dropped foreign content; `/>` closes them, HTML breakout tags end them.
     Foreign,
+    /// `<noscript>`: in the body, a container whose raw text is parsed as HTML (what a client
+    /// without scripting renders); in `<head>`, or inside another noscript's text, dropped.
+    Noscript,
     /// `<p>`.
     P,
     /// `<li>`.
@@ -191,7 +194,7 @@ const ENTRIES: &[(&[u8], Tag, u8)] = &[
     (b"track", Tag::Void, 0),
     (b"script", Tag::Drop, 0),
     (b"style", Tag::Drop, 0),
-    (b"noscript", Tag::Drop, 0),
+    (b"noscript", Tag::Noscript, 0),
     (b"template", Tag::Drop, 0),
     (b"title", Tag::Drop, 0),
     (b"iframe", Tag::Drop, 0),

@@ -6,6 +6,13 @@
 //! the attributes of markup hints) by `markup::scan_markup`, which drives the open-element stack
 //! and the block boundaries. Text
 //! types from lol_html drop script, style and other raw text without tracking those elements.
+//!
+//! The raw text of a `<noscript>` in the body is what a client without scripting (a crawler)
+//! renders: once its text node is complete, a nested lol_html pass over those bytes of the page
+//! feeds the same state, so its elements and text become blocks in place, as if the `<noscript>`
+//! were a `<div>`. The nested pass never nests further (a `<noscript>` in its text is dropped),
+//! so every byte of a page is parsed at most twice and the parser's buffers are at most twice
+//! `ParseLimits::max_memory_bytes`; blocks, open elements and block text share the page's limits.
 
 use std::borrow::Cow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -37,6 +44,7 @@ const KEY_FOOTER: TagKey = tag_key(b"footer");
 const KEY_META: TagKey = tag_key(b"meta");
 const KEY_LINK: TagKey = tag_key(b"link");
 const KEY_SCRIPT: TagKey = tag_key(b"script");
+const KEY_NOSCRIPT: TagKey = tag_key(b"noscript");
 
 /// What an element's name says of its content (HTML's sectioning semantics).
 #[inline]
@@ -73,6 +81,18 @@ struct Dropping {
     nest: u32,
 }
 
+/// Where the raw text of an open `<noscript>` in the body stands.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+enum Noscript {
+    /// No noscript text expected.
+    #[default]
+    None,
+    /// A `<noscript>` start tag was just read: its raw text comes next.
+    Expected,
+    /// Its raw text so far: the page's bytes `start..end`.
+    Reading { start: usize, end: usize },
+}
+
 #[derive(Default)]
 struct State {
     open: OpenElements,
@@ -99,6 +119,11 @@ struct State {
     dropping: Option<Dropping>,
     stopped: bool,
     head: HeadReader,
+    noscript: Noscript,
+    /// True during the nested pass over a noscript's text.
+    nested: bool,
+    /// Why the nested pass failed, reported as the page's error.
+    failure: Option<BlockError>,
 }
 
 impl Tokenizer {
@@ -149,7 +174,7 @@ impl Tokenizer {
                 .with_strict(false)
                 .with_memory_settings(limits.memory_settings())
                 .append_document_content_handler(doc_text!(
-                    |chunk| state.on_text(html, limits, chunk)
+                    |chunk| state.on_text(html, 0, limits, chunk)
                 ));
             let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
             match rewriter.write(html) {
@@ -164,6 +189,10 @@ impl Tokenizer {
                 return Err(BlockError::Parse("the HTML parser panicked".into()));
             }
         };
+        if let Some(failure) = state.failure.take() {
+            state.reset();
+            return Err(failure);
+        }
         match result {
             Ok(()) => {}
             Err(_) if state.stopped => {}
@@ -177,6 +206,17 @@ impl Tokenizer {
             Err(e) => {
                 state.reset();
                 return Err(BlockError::Parse(e.to_string()));
+            }
+        }
+        if let Noscript::Reading { start, end } = state.noscript {
+            // The page ended inside a noscript whose last text chunk was not marked as such.
+            state.noscript = Noscript::None;
+            if !state.stopped {
+                let _ = state.noscript_pass(html, limits, start, end);
+                if let Some(failure) = state.failure.take() {
+                    state.reset();
+                    return Err(failure);
+                }
             }
         }
         if !state.stopped {
@@ -230,22 +270,36 @@ impl State {
         self.dropping = None;
         self.stopped = false;
         self.head.reset();
+        self.noscript = Noscript::None;
+        self.nested = false;
+        self.failure = None;
     }
 
-    /// The text handler: markup before the chunk first, then the chunk's text.
+    /// The text handler: markup before the chunk first, then the chunk's text. `base` is where
+    /// the parsed input begins in `html` (the start of a noscript's text in the nested pass).
     #[inline]
-    fn on_text(&mut self, html: &[u8], limits: &ParseLimits, chunk: &TextChunk) -> HandlerResult {
+    fn on_text(
+        &mut self,
+        html: &[u8],
+        base: usize,
+        limits: &ParseLimits,
+        chunk: &TextChunk,
+    ) -> HandlerResult {
         let range = chunk.source_location().bytes();
-        if range.start > self.cursor {
-            self.markup(html, range.start, limits);
+        let (start, end) = (base + range.start, base + range.end);
+        if start > self.cursor {
+            self.markup(html, start, limits);
         }
-        self.cursor = self.cursor.max(range.end);
+        self.cursor = self.cursor.max(end);
         let decode = match chunk.text_type() {
             TextType::Data => true,
             TextType::PlainText => false,
             TextType::ScriptData if self.head.capturing() => {
                 self.head.script_text(chunk.as_str());
                 return self.result();
+            }
+            TextType::RawText if self.noscript != Noscript::None && self.dropping.is_none() => {
+                return self.noscript_text(html, limits, start, end, chunk.last_in_text_node());
             }
             _ => return self.result(),
         };
@@ -283,6 +337,98 @@ impl State {
         if !later.is_empty() {
             self.pending.push_str(later);
             self.pending_decode = decode;
+        }
+        self.result()
+    }
+
+    /// One chunk of a noscript's raw text: notes its range, and parses the whole text once its
+    /// last chunk is in.
+    fn noscript_text(
+        &mut self,
+        html: &[u8],
+        limits: &ParseLimits,
+        start: usize,
+        end: usize,
+        last: bool,
+    ) -> HandlerResult {
+        let (from, to) = match self.noscript {
+            Noscript::Reading {
+                start: from,
+                end: to,
+            } => (from, to.max(end)),
+            _ => (start, end),
+        };
+        if !last {
+            self.noscript = Noscript::Reading {
+                start: from,
+                end: to,
+            };
+            return self.result();
+        }
+        self.noscript = Noscript::None;
+        self.noscript_pass(html, limits, from, to)
+    }
+
+    /// The nested pass: parses `html[start..end]`, a noscript's raw text, as HTML into the
+    /// page's blocks, then closes what it left open inside the noscript.
+    fn noscript_pass(
+        &mut self,
+        html: &[u8],
+        limits: &ParseLimits,
+        start: usize,
+        end: usize,
+    ) -> HandlerResult {
+        let Some(content) = html.get(start..end) else {
+            return self.result();
+        };
+        if content.is_empty() || self.stopped {
+            return self.result();
+        }
+        self.flush_pending(limits);
+        let resume = self.cursor.max(end);
+        self.cursor = start;
+        self.nested = true;
+        let result = {
+            let settings = Settings::new()
+                .with_strict(false)
+                .with_memory_settings(limits.memory_settings())
+                .append_document_content_handler(doc_text!(
+                    |chunk| self.on_text(html, start, limits, chunk)
+                ));
+            let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
+            match rewriter.write(content) {
+                Ok(()) => rewriter.end(),
+                Err(e) => Err(e),
+            }
+        };
+        if !self.stopped {
+            self.markup(html, end, limits);
+            self.flush_pending(limits);
+            self.finish_block(limits);
+        }
+        self.nested = false;
+        // What the noscript's text left open ends with it: dropped content, and the elements
+        // opened inside it.
+        if self.dropping.take().is_some() {
+            self.head.end_script();
+        }
+        if let Some(i) = self.open.find(KEY_NOSCRIPT, |_| false) {
+            self.open.pop_to(i + 1);
+        }
+        self.cursor = resume;
+        match result {
+            Ok(()) => {}
+            Err(_) if self.stopped => {}
+            Err(RewritingError::MemoryLimitExceeded(e)) => {
+                self.failure = Some(BlockError::MemoryLimit {
+                    limit: limits.max_memory_bytes,
+                    message: e.to_string(),
+                });
+            }
+            Err(e) => self.failure = Some(BlockError::Parse(e.to_string())),
+        }
+        if self.failure.is_some() {
+            return Err("the noscript text could not be parsed".into());
         }
         self.result()
     }
@@ -426,7 +572,8 @@ impl State {
             ..
         } = token;
         let key = tag_key(name);
-        let (tag, flags) = classify(key);
+        let (mut tag, flags) = classify(key);
+        self.noscript = Noscript::None;
         if let Some(d) = self.dropping.as_mut() {
             let ends = match d.tag {
                 Tag::Foreign => flags & BREAKOUT != 0,
@@ -445,6 +592,13 @@ impl State {
                 return;
             }
         }
+        if tag == Tag::Noscript
+            && (self.nested || self.open.find_tag(|t| t == Tag::Head, |_| false).is_some())
+        {
+            // A noscript in the head holds styles, links and pixels, never text; one inside
+            // another's text is not parsed again (the nested pass does not nest).
+            tag = Tag::Drop;
+        }
         let ordinal = self.elements;
         self.elements = self.elements.saturating_add(1);
         if !tag.is_inline() {
@@ -452,14 +606,16 @@ impl State {
         }
         self.implied_end_tags(tag);
         match tag {
+            // The page's metadata is not read from a noscript's text (the nested pass): the
+            // page's own head and body state it.
             Tag::Void | Tag::InlineVoid => match key {
-                KEY_META => self.head.meta_tag(token.attrs),
-                KEY_LINK => self.head.link_tag(token.attrs),
+                KEY_META if !self.nested => self.head.meta_tag(token.attrs),
+                KEY_LINK if !self.nested => self.head.link_tag(token.attrs),
                 _ => {}
             },
             Tag::Drop | Tag::Select => {
                 self.dropping = Some(Dropping { key, tag, nest: 1 });
-                if key == KEY_SCRIPT {
+                if key == KEY_SCRIPT && !self.nested {
                     self.head.script_tag(token.attrs);
                 }
             }
@@ -469,6 +625,9 @@ impl State {
                 }
             }
             _ => {
+                if tag == Tag::Noscript {
+                    self.noscript = Noscript::Expected;
+                }
                 if self.open.len() < limits.max_open_elements {
                     let hint = self.element_hint(key, tag, &token);
                     self.open.push(key, tag, name, ordinal, href, hint);
@@ -547,6 +706,7 @@ impl State {
 
     fn end_tag(&mut self, name: &[u8], limits: &ParseLimits) {
         let key = tag_key(name);
+        self.noscript = Noscript::None;
         if let Some(d) = self.dropping.as_mut() {
             if key == d.key {
                 d.nest -= 1;

@@ -59,13 +59,15 @@ fn hand_written_page_exact_blocks() {
         ),
         ("One", "html/body/div/ul/li", &[0, 5, 6, 15, 16], 0, 3),
         ("Two", "html/body/div/ul/li", &[0, 5, 6, 15, 17], 0, 3),
+        // What a client without scripting renders, as in a `<div>`.
+        ("Enable JS", "html/body/div/noscript", &[0, 5, 6, 18], 0, 9),
         ("2019 | 12:00", "html/body/div/p", &[0, 5, 6, 21], 0, 12),
     ];
     assert_eq!(got, expected);
     assert_eq!(blocks[0].hash, block_hash("hello world"));
     assert_eq!(blocks[0].hash, block_hash("Hello, World!"));
     assert_ne!(blocks[0].hash, block_hash("hello there"));
-    assert_eq!(blocks[8].hash, None);
+    assert_eq!(blocks[9].hash, None);
     assert!(blocks.iter().all(|b| !b.truncated));
 }
 
@@ -119,7 +121,6 @@ fn dropped_content() {
     let html = "<p>keep</p>\
         <script>var a = '<p>x</p>';</script>\
         <style>.a{}</style>\
-        <noscript><p>js off</p></noscript>\
         <template><p>tmpl</p></template>\
         <svg viewBox='0 0 1 1'><title>icon</title><text>svg</text></svg>\
         <math><mi>x</mi></math>\
@@ -132,6 +133,94 @@ fn dropped_content() {
         <!-- comment --><!---->\
         <p>also kept</p>";
     assert_eq!(texts(html), ["keep", "also kept"]);
+}
+
+#[test]
+fn noscript_text_is_parsed_as_html_in_place() {
+    let blocks = split(
+        "<html><head><noscript><style>.x{}</style><img src=pixel>head text</noscript></head>\
+         <body><p>before</p><noscript data-path=\"/t/a/1\"><div class=\"post\" itemprop=text>\
+         <h1>Title &amp; <em>more</em></h1><p>See <a href=\"/x\">the link</a> and <code>f()</code>\
+         </p><pre class=\"language-rust\">let a = 1;\n  a</pre><ul><li>one<li>two</ul>\
+         <noscript>inner</noscript>tail</div></noscript><p>after</p></body></html>",
+    );
+    check_invariants(&blocks, &ParseLimits::default());
+    let got: Vec<(&str, &str, &[u32])> = blocks
+        .iter()
+        .map(|b| (b.text.as_str(), b.path.as_str(), b.ancestors.as_slice()))
+        .collect();
+    // Ordinals: html 0, head 1, noscript 2 (in the head: dropped), body 3, p 4, noscript 5,
+    // div 6, h1 7, em 8, p 9, a 10, code 11, pre 12, ul 13, li 14, li 15, noscript 16 (inside
+    // another noscript's text: dropped), p 17.
+    let expected: Vec<(&str, &str, &[u32])> = vec![
+        ("before", "html/body/p", &[0, 3, 4]),
+        (
+            "Title & more",
+            "html/body/noscript/div/h1",
+            &[0, 3, 5, 6, 7],
+        ),
+        (
+            "See the link and f()",
+            "html/body/noscript/div/p",
+            &[0, 3, 5, 6, 9],
+        ),
+        (
+            "let a = 1;\n  a",
+            "html/body/noscript/div/pre",
+            &[0, 3, 5, 6, 12],
+        ),
+        ("one", "html/body/noscript/div/ul/li", &[0, 3, 5, 6, 13, 14]),
+        ("two", "html/body/noscript/div/ul/li", &[0, 3, 5, 6, 13, 15]),
+        // The noscript's raw text ends at the first `</noscript>`, the inner one's (HTML with
+        // scripting): what follows is outside it.
+        ("tail", "html/body", &[0, 3]),
+        ("after", "html/body/p", &[0, 3, 17]),
+    ];
+    assert_eq!(got, expected);
+    let link = &blocks[2];
+    assert_eq!(
+        (link.link_chars, link.code_spans.as_slice()),
+        (8, &[(17, 20)][..])
+    );
+    assert_eq!(link.hint, super::super::Hint::Content);
+    assert_eq!(blocks[3].pre, Some(12));
+    assert_eq!(blocks[3].code_language.as_deref(), Some("rust"));
+}
+
+#[test]
+fn noscript_edges() {
+    // Empty, and a pixel only: no text, nothing else changes.
+    assert_eq!(texts("<p>a</p><noscript></noscript><p>b</p>"), ["a", "b"]);
+    assert_eq!(
+        texts("<p>a<noscript><img src=\"/px.gif\" width=1 height=1></noscript>b</p>"),
+        ["a", "b"]
+    );
+    // Unterminated: the text runs to the end of the page and is still read.
+    assert_eq!(texts("<p>a</p><noscript><p>b<p>c"), ["a", "b", "c"]);
+    // What its text leaves open (a link, a table, a script) ends with the noscript.
+    let blocks =
+        split("<noscript><a href=x>link<table><tr><td>cell<script>x</noscript><p>after</p>");
+    assert_eq!(
+        blocks
+            .iter()
+            .map(|b| (b.text.as_str(), b.path.as_str(), b.link_chars))
+            .collect::<Vec<_>>(),
+        [
+            ("link", "noscript", 4),
+            ("cell", "noscript/table/tr/td", 4),
+            ("after", "p", 0)
+        ]
+    );
+    // A noscript inside a `<p>`: its block elements close the `<p>` as in a browser.
+    assert_eq!(
+        texts("<p>x<noscript><div>y</div>z</noscript>w</p>"),
+        ["x", "y", "z", "w"]
+    );
+    // In dropped content a noscript stays dropped.
+    assert_eq!(
+        texts("<script><noscript>s</noscript></script><svg><noscript>v</noscript></svg>k"),
+        ["k"]
+    );
 }
 
 #[test]

@@ -156,3 +156,88 @@ fn empty_and_whitespace_only_input() {
     assert_eq!(texts("< p>"), ["< p>"]);
     assert_eq!(texts("a < b > c"), ["a < b > c"]);
 }
+
+#[test]
+fn noscript_text_is_parsed_once_within_the_page_limits() {
+    let limits = ParseLimits::default();
+    // Deeply nested divs inside one noscript: the open-element cap and path depth hold.
+    let depth = 100_000;
+    let mut html = String::from("<body><noscript>");
+    html.push_str(&"<div>".repeat(depth));
+    html.push_str("deep text");
+    html.push_str(&"</div>".repeat(depth));
+    html.push_str("</noscript><p>after</p>");
+    let b = split_bytes(html.as_bytes());
+    let got: Vec<&str> = b.iter().map(|b| b.text.as_str()).collect();
+    assert_eq!(got, ["deep text", "after"]);
+    assert_eq!(b[0].path.split('/').count(), limits.max_depth);
+    assert_eq!(b[1].path, "body/p");
+    // Noscript start tags nested in noscript text are not parsed again: one nested pass over
+    // the text, whose inner noscripts (and their text) are dropped.
+    let mut html = String::from("<p>a</p>");
+    html.push_str(&"<noscript><p>x".repeat(50_000));
+    html.push_str("</noscript><p>b</p>");
+    let b = split_bytes(html.as_bytes());
+    let got: Vec<&str> = b.iter().map(|b| b.text.as_str()).collect();
+    assert_eq!(got, ["a", "x", "b"]);
+    // Unterminated, at the end of a page.
+    let mut html = String::from("<p>a</p><noscript>");
+    html.push_str(&"<p>x&amp;y ".repeat(10_000));
+    let b = split_bytes(html.as_bytes());
+    assert_eq!(b.len(), 10_001);
+    assert!(b[1..]
+        .iter()
+        .all(|b| b.text == "x&y" && b.path == "noscript/p"));
+}
+
+#[test]
+fn many_noscripts_share_the_page_block_limit() {
+    let limits = ParseLimits {
+        max_blocks: 1_000,
+        ..ParseLimits::default()
+    };
+    let html = "<noscript><p>one</p><p>two</p></noscript>".repeat(100_000);
+    let mut tokenizer = Tokenizer::new(limits.clone());
+    let b = tokenizer.blocks(html.as_bytes()).expect("blocks");
+    check_invariants(&b, &limits);
+    assert_eq!(b.len(), limits.max_blocks);
+    assert!(tokenizer.stats().block_limit_hit);
+    // The same page without the limit: every noscript is read.
+    let b = split_bytes(&html.as_bytes()[..html.len() / 100]);
+    assert_eq!(b.len(), 2_000);
+}
+
+#[test]
+fn noscript_text_is_bound_by_the_parser_memory_limit() {
+    let limits = ParseLimits {
+        max_memory_bytes: 4096,
+        ..ParseLimits::default()
+    };
+    // A start tag cut off by the end of the noscript's text fills the nested parser's buffer.
+    let mut html = String::from("<p>a</p><noscript><p>b</p><div class=\"");
+    html.push_str(&"x".repeat(100_000));
+    html.push_str("</noscript><p>c</p>");
+    let err = Tokenizer::new(limits.clone())
+        .blocks(html.as_bytes())
+        .expect_err("over the memory limit");
+    assert!(
+        matches!(
+            err,
+            super::super::BlockError::MemoryLimit { limit: 4096, .. }
+        ),
+        "{err}"
+    );
+    // Under the default limit the cut-off tag is ignored, as at the end of a page.
+    let got: Vec<String> = split_bytes(html.as_bytes())
+        .into_iter()
+        .map(|b| b.text)
+        .collect();
+    assert_eq!(got, ["a", "b", "c"]);
+    // The tokenizer is usable after the error.
+    let mut tokenizer = Tokenizer::new(limits);
+    assert!(tokenizer.blocks(html.as_bytes()).is_err());
+    let b = tokenizer
+        .blocks(b"<noscript><p>ok</p></noscript>")
+        .expect("blocks");
+    assert_eq!(b.len(), 1);
+}
