@@ -151,7 +151,7 @@ impl Engine {
         Ok(Engine {
             keyer: UrlKeyer::new(rules, config.url.clone()),
             tokenizer: Tokenizer::new(config.parse.clone()),
-            classifier: classifier(config.tree.heuristic),
+            classifier: classifier(config.tree.heuristic, config.tree.rules),
             retention: config.retention,
             max_record_bytes: config.input.max_record_bytes,
             domain_check: config.input.domain_check,
