@@ -4,8 +4,8 @@
 //! The order of authority: where a node has seen many pages, the tree's counts decide template
 //! versus content; the page's own structure judges what the tree cannot (unique blocks, a
 //! domain's first pages). One file per kind of evidence, each with its published basis:
-//! - [`repetition`]: a block counted more than `c_max` times at the deciding node is template
-//!   text (Sluban & Grčar 2013);
+//! - [`repetition`]: a block counted more than `c_max` times at the deciding node, on more than a
+//!   tenth of its pages, is template text (Sluban & Grčar 2013; Bar-Yossef & Rajagopalan 2002);
 //! - [`template`]: a short block in an element path that recurs on nearly every page of a trusted
 //!   node is a template slot (Alarte et al., ETDM);
 //! - [`links`]: a block mostly made of link text is navigation, unless the page is an index whose
@@ -117,6 +117,8 @@ impl Rules {
 pub struct Params {
     /// See [`SUPPORT_HALF`].
     pub support_half: f64,
+    /// See [`repetition::TEMPLATE_SHARE`].
+    pub template_share: f64,
     /// See [`links::LINK_DENSE`].
     pub link_dense: f64,
     /// See [`main_text::GROUP_LEVEL`].
@@ -139,6 +141,7 @@ impl Default for Params {
     fn default() -> Self {
         Params {
             support_half: SUPPORT_HALF,
+            template_share: repetition::TEMPLATE_SHARE,
             link_dense: links::LINK_DENSE,
             group_level: main_text::GROUP_LEVEL,
             template_path_share: template::TEMPLATE_PATH_SHARE,
@@ -264,7 +267,7 @@ fn finish(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main, params: &Pa
 fn block_verdict(block: &BlockFacts<'_>, node: NodeFacts, params: &Params) -> Reason {
     match block.count {
         None => Reason::NoLetters,
-        Some(count) if repetition::is_repeated(count, node) => Reason::Repeated,
+        Some(count) if repetition::is_repeated(count, node, params) => Reason::Repeated,
         Some(_) if params.rules.links && links::is_link_dense(block, params) => Reason::LinkDense,
         Some(_) if params.rules.template && template::is_slot(block, node, params) => {
             Reason::Template
