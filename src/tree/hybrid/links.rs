@@ -1,11 +1,13 @@
 //! Link density (Kohlschütter et al. 2010; Gottron 2008): a block mostly made of link text is
 //! navigation, unless the page's main subtree is itself mostly links (a list page), or nearly all
 //! that a trusted node leaves of the page is links (an index page): there the links are the
-//! content.
+//! content. At a trusted node, whose counts have removed the site's navigation, a lone link
+//! between kept text is a cross-reference inside the text (an API reference links every type it
+//! names).
 
 use super::main_text::{within, Main};
 use super::Params;
-use crate::tree::{BlockFacts, Reason};
+use crate::tree::{BlockFacts, Label, Reason};
 
 /// A block whose link characters exceed this share of its characters is navigation: links are
 /// the majority of its text.
@@ -74,11 +76,60 @@ pub fn release_inside(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main)
     }
 }
 
+/// At a trusted node, keeps each link-dense block inside `main` whose nearest blocks with letters
+/// on both sides are kept: a cross-reference or a type name set as a link between the text's own
+/// sentences and cells (API references link every type they name), where navigation comes as
+/// runs of links, or has already been removed as repeated by the tree.
+pub fn keep_lone_links(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main) {
+    let kept = |k: usize, out: &[Reason]| out[k].label() == Label::Content;
+    let mut prev: Option<usize> = None;
+    for i in 0..blocks.len() {
+        if out[i] == Reason::NoLetters {
+            continue;
+        }
+        if out[i] == Reason::LinkDense
+            && within(&blocks[i], main)
+            && prev.is_some_and(|p| kept(p, out))
+        {
+            let next = (i + 1..blocks.len()).find(|&k| out[k] != Reason::NoLetters);
+            if next.is_some_and(|k| kept(k, out) && within(&blocks[k], main)) {
+                out[i] = Reason::WithinText;
+            }
+        }
+        prev = Some(i);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::fixtures::{block, run, run_with};
     use super::super::Rules;
     use crate::tree::Reason;
+
+    #[test]
+    fn a_lone_link_between_kept_text_is_kept_at_a_trusted_node() {
+        // article div(7) > p(8) text, p(9) a type name set as a link, p(10) text; then a run of
+        // two links (p 11, 12) and a last paragraph (p 13).
+        let at = |e: u32| [0, 1, 7, e];
+        let ps: Vec<[u32; 4]> = (8..14).map(at).collect();
+        let blocks = [
+            block(&ps[0], 300, 0, 1, 9),
+            block(&ps[1], 20, 20, 1, 9),
+            block(&ps[2], 250, 0, 1, 9),
+            block(&ps[3], 60, 60, 1, 9),
+            block(&ps[4], 60, 60, 1, 9),
+            block(&ps[5], 200, 0, 1, 9),
+        ];
+        use Reason::*;
+        assert_eq!(
+            run(&blocks, 9),
+            vec![Unique, WithinText, Unique, LinkDense, LinkDense, Unique]
+        );
+        // On a domain's first page the page alone does not know the text well enough.
+        assert_eq!(run(&blocks, 1)[1], LinkDense);
+        let off = Rules::default().without("lone_links").unwrap();
+        assert_eq!(run_with(&blocks, 9, off)[1], LinkDense);
+    }
 
     #[test]
     fn an_index_page_keeps_its_links() {

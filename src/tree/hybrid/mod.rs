@@ -9,7 +9,8 @@
 //! - [`template`]: a short block in an element path that recurs on nearly every page of a trusted
 //!   node is a template slot (Alarte et al., ETDM);
 //! - [`links`]: a block mostly made of link text is navigation, unless the page is an index whose
-//!   links are its content (Kohlschütter et al. 2010; Gottron 2008);
+//!   links are its content, or, at a trusted node, a lone link between kept text (Kohlschütter
+//!   et al. 2010; Gottron 2008);
 //! - [`markup`]: regions the markup marks as navigation, sidebars or comments (readability's and
 //!   trafilatura's cues, ARIA landmark roles);
 //! - [`main_text`]: the DOM subtree holding the main text (Viveros-Jiménez et al. 2018);
@@ -53,6 +54,8 @@ pub struct Rules {
     pub links: bool,
     /// [`links`]: the links of an index or list page are its content.
     pub index_pages: bool,
+    /// [`links`]: at a trusted node, a lone link between kept text is part of it.
+    pub lone_links: bool,
     /// [`markup`]: regions marked as navigation, sidebars, comments are dropped.
     pub markup: bool,
     /// [`main_text`]: blocks outside the main subtree are dropped.
@@ -71,6 +74,7 @@ impl Default for Rules {
             template: true,
             links: true,
             index_pages: true,
+            lone_links: true,
             markup: true,
             main_subtree: true,
             within_text: true,
@@ -82,10 +86,11 @@ impl Default for Rules {
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 8] = [
+    pub const NAMES: [&'static str; 9] = [
         "template",
         "links",
         "index_pages",
+        "lone_links",
         "markup",
         "main_subtree",
         "within_text",
@@ -99,6 +104,7 @@ impl Rules {
             "template" => &mut self.template,
             "links" => &mut self.links,
             "index_pages" => &mut self.index_pages,
+            "lone_links" => &mut self.lone_links,
             "markup" => &mut self.markup,
             "main_subtree" => &mut self.main_subtree,
             "within_text" => &mut self.within_text,
@@ -248,6 +254,9 @@ fn classify_with(
     main_text::drop_outside(blocks, out, main);
     if list_page {
         links::release_inside(blocks, out, main);
+    }
+    if params.rules.lone_links && trusted {
+        links::keep_lone_links(blocks, out, main);
     }
     finish(blocks, out, main, params);
 }
