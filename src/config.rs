@@ -16,7 +16,7 @@ use thiserror::Error;
 use crate::blocks::ParseLimits;
 use crate::kafka::KafkaConfig;
 use crate::state::StateOptions;
-use crate::tree::{Heuristic, Retention};
+use crate::tree::{Heuristic, Retention, Rules};
 use crate::urlkey::KeyOptions;
 
 /// Prefix of environment overrides.
@@ -40,6 +40,9 @@ pub enum DomainCheck {
 pub struct TreeConfig {
     /// Classification heuristic by name (default `hybrid`).
     pub heuristic: Heuristic,
+    /// `[tree.rules]`: the `hybrid` rules in force, each on by default; switching one off
+    /// measures what it does (README "Ablation").
+    pub rules: Rules,
 }
 
 /// `[rules]`: the query-normalization rules.

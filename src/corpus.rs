@@ -67,8 +67,8 @@ struct GoldFields {
     gold: Option<String>,
 }
 
-/// The eight sets of the shared evaluation corpus, by folder name under its `corpus/` directory.
-pub const SETS: [&str; 8] = [
+/// The twelve sets of the shared evaluation corpus, by folder name under its `corpus/` directory.
+pub const SETS: [&str; 12] = [
     "crawl-to-the-future",
     "dragnet",
     "cleanportaleval",
@@ -77,6 +77,10 @@ pub const SETS: [&str; 8] = [
     "debdocs-python",
     "debdocs-postgresql",
     "debdocs-rust-books",
+    "debdocs-rust-std",
+    "debdocs-django",
+    "debdocs-glib",
+    "debdocs-octave",
 ];
 
 /// The folder of the shared evaluation corpus: `$URLTREE_CORPUS_DIR`, else the first
@@ -124,6 +128,30 @@ pub fn corpus_name(path: &Path) -> String {
     named
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| file.display().to_string())
+}
+
+/// The corpora a path names: itself when it is a corpus file or a folder holding
+/// `docs.jsonl.gz`, else every sub-folder holding one (a folder of sets), sorted by name. A folder
+/// with neither is an error naming it.
+pub fn sets_in(path: &Path) -> io::Result<Vec<PathBuf>> {
+    if !path.is_dir() || path.join("docs.jsonl.gz").is_file() {
+        return Ok(vec![path.to_owned()]);
+    }
+    let mut sets = Vec::new();
+    for entry in std::fs::read_dir(path)? {
+        let dir = entry?.path();
+        if dir.join("docs.jsonl.gz").is_file() {
+            sets.push(dir);
+        }
+    }
+    if sets.is_empty() {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            "no docs.jsonl.gz in the folder or in any folder inside it",
+        ));
+    }
+    sets.sort();
+    Ok(sets)
 }
 
 /// Streams the pages of a corpus in file order to `each`.

@@ -89,16 +89,20 @@ fn hybrid_decides_cold_start_pages_by_their_structure() {
     assert!(hybrid.report.overall.f1_lcs > relaxed.report.overall.f1_lcs + 0.1);
 }
 
-/// Word-LCS F1 of `hybrid` measured per set, on the sets where its page-structure rules matter
-/// most: Rust books (stub pages and side navigation), the Python and PostgreSQL manuals (repeated
-/// headings and notes inside the text), cleaneval (cold start, named anchors left
-/// open), dragnet (cold start and comments kept as text).
-const MEASURED_HYBRID_SETS: [(&str, f64); 5] = [
-    ("debdocs-rust-books", 0.964),
+/// Word-LCS F1 of `hybrid` measured on every other shared set (cleanportaleval and
+/// scrapinghub-aeb are held above): the news streams, the cold-start sets and the documentation
+/// streams, so a change that gains on one kind of stream and loses on another fails here.
+const MEASURED_HYBRID_SETS: [(&str, f64); 10] = [
+    ("crawl-to-the-future", 0.936),
+    ("dragnet", 0.869),
+    ("cleaneval", 0.923),
     ("debdocs-python", 0.960),
     ("debdocs-postgresql", 0.955),
-    ("cleaneval", 0.923),
-    ("dragnet", 0.868),
+    ("debdocs-rust-books", 0.965),
+    ("debdocs-rust-std", 0.742),
+    ("debdocs-django", 0.912),
+    ("debdocs-glib", 0.904),
+    ("debdocs-octave", 0.943),
 ];
 
 #[test]

@@ -83,38 +83,22 @@ const MAX_HINT_WORD: usize = 16;
 /// The hint of one attribute value: its words (split at every non-alphanumeric byte, ASCII
 /// case-insensitive) against the words that mark boilerplate or content.
 fn value_hint(attr: HintAttr, value: &[u8]) -> Hint {
-    let camel = matches!(attr, HintAttr::Class | HintAttr::Id);
     let mut hint = Hint::None;
     let mut wraps_text = false;
-    let n = value.len();
-    let mut i = 0;
-    while i < n {
-        while i < n && !value[i].is_ascii_alphanumeric() {
-            i += 1;
+    match attr {
+        // A class list holds several names; an id is one name.
+        HintAttr::Class => {
+            for name in value.split(|b| b.is_ascii_whitespace()) {
+                name_hint(attr, name, &mut hint, &mut wraps_text);
+            }
         }
-        let start = i;
-        let mut humps = false;
-        while i < n && value[i].is_ascii_alphanumeric() {
-            humps |=
-                i > start && value[i].is_ascii_uppercase() && value[i - 1].is_ascii_lowercase();
-            i += 1;
-        }
-        if start == i {
-            break;
-        }
-        let word = &value[start..i];
-        word_hint(attr, word, &mut hint, &mut wraps_text);
-        if camel && humps {
-            // Class and id names are read both whole ("SideBar") and split where a capital
-            // follows a small letter ("cnnBlogComment").
-            let mut from = 0;
-            for k in 1..=word.len() {
-                if k == word.len()
-                    || (word[k].is_ascii_uppercase() && word[k - 1].is_ascii_lowercase())
-                {
-                    word_hint(attr, &word[from..k], &mut hint, &mut wraps_text);
-                    from = k;
-                }
+        HintAttr::Id => name_hint(attr, value, &mut hint, &mut wraps_text),
+        HintAttr::Role | HintAttr::ItemProp => {
+            for word in value
+                .split(|b| !b.is_ascii_alphanumeric())
+                .filter(|w| !w.is_empty())
+            {
+                word_hint(attr, word, &mut hint, &mut wraps_text);
             }
         }
     }
@@ -125,6 +109,40 @@ fn value_hint(attr: HintAttr, value: &[u8]) -> Hint {
         Hint::None
     } else {
         hint
+    }
+}
+
+/// Names of more words than this are the slug of a heading (an anchor such as
+/// `s-configuring-form-elements-html-id-attributes-and-label-tags`), not the name of a region: their
+/// words say what the section is about, not what role it plays.
+const MAX_NAME_WORDS: usize = 4;
+
+/// Adds the hints of the words of one class or id name: read whole ("SideBar") and split where a
+/// capital follows a small letter ("cnnBlogComment"); a slug of a heading gives none.
+fn name_hint(attr: HintAttr, name: &[u8], hint: &mut Hint, wraps_text: &mut bool) {
+    let words = || {
+        name.split(|b| !b.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+    };
+    if words().count() > MAX_NAME_WORDS {
+        return;
+    }
+    for word in words() {
+        word_hint(attr, word, hint, wraps_text);
+        let humps = word
+            .windows(2)
+            .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
+        if humps {
+            let mut from = 0;
+            for k in 1..=word.len() {
+                if k == word.len()
+                    || (word[k].is_ascii_uppercase() && word[k - 1].is_ascii_lowercase())
+                {
+                    word_hint(attr, &word[from..k], hint, wraps_text);
+                    from = k;
+                }
+            }
+        }
     }
 }
 

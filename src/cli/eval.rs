@@ -7,12 +7,14 @@ use std::time::Instant;
 use anyhow::Context;
 use urltree::config::Config;
 use urltree::corpus::{self, Evaluation};
+use urltree::eval::SummaryTable;
 use urltree::eval::{self, RunReport};
-use urltree::tree::Heuristic;
+use urltree::tree::{Heuristic, Rules};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Corpus: a `docs.jsonl.gz` file or a folder holding one; repeat for several.
+    /// Corpus: a `docs.jsonl.gz` file, a folder holding one, or a folder of such folders (every
+    /// set in it, by name); repeat for several.
     #[arg(long, required = true)]
     corpus: Vec<PathBuf>,
     /// Heuristic to evaluate; repeat to compare several (default: the configured one).
@@ -28,6 +30,17 @@ pub struct Args {
     /// Domains listed per run in the table.
     #[arg(long, default_value_t = 10)]
     domains: usize,
+    /// Also run `hybrid` with each of its rules switched off in turn, and print what each rule
+    /// changes on every corpus (the ablation table).
+    #[arg(long)]
+    ablate: bool,
+}
+
+/// One configuration evaluated on every corpus: a heuristic, or `hybrid` with a rule off.
+struct Variant {
+    label: String,
+    heuristic: Heuristic,
+    rules: Rules,
 }
 
 #[derive(serde::Serialize)]
@@ -45,8 +58,34 @@ pub fn run(args: Args, config: Config) -> anyhow::Result<ExitCode> {
     } else {
         args.heuristic.clone()
     };
-    let mut results = Vec::new();
+    let mut variants: Vec<Variant> = heuristics
+        .iter()
+        .map(|&heuristic| Variant {
+            label: heuristic.to_string(),
+            heuristic,
+            rules: config.tree.rules,
+        })
+        .collect();
+    if args.ablate {
+        for name in Rules::NAMES {
+            if let Some(rules) = config.tree.rules.without(name) {
+                if rules != config.tree.rules {
+                    variants.push(Variant {
+                        label: format!("hybrid -{name}"),
+                        heuristic: Heuristic::Hybrid,
+                        rules,
+                    });
+                }
+            }
+        }
+    }
+    let mut corpora = Vec::new();
     for path in &args.corpus {
+        corpora
+            .extend(corpus::sets_in(path).with_context(|| format!("reading {}", path.display()))?);
+    }
+    let mut results = Vec::new();
+    for path in &corpora {
         let name = corpus::corpus_name(path);
         let mut result = CorpusResult {
             corpus: name.clone(),
@@ -55,7 +94,10 @@ pub fn run(args: Args, config: Config) -> anyhow::Result<ExitCode> {
             versions: Vec::new(),
             rejected: Vec::new(),
         };
-        for &heuristic in &heuristics {
+        for variant in &variants {
+            let heuristic = variant.heuristic;
+            let mut config = config.clone();
+            config.tree.rules = variant.rules;
             let started = Instant::now();
             let Evaluation {
                 report,
@@ -63,10 +105,12 @@ pub fn run(args: Args, config: Config) -> anyhow::Result<ExitCode> {
                 versions,
                 rejected,
             } = corpus::evaluate(path, &config, heuristic)
-                .with_context(|| format!("evaluating {} with {heuristic}", path.display()))?;
+                .with_context(|| format!("evaluating {} with {}", path.display(), variant.label))?;
+            let mut report = report;
+            report.heuristic = variant.label.clone();
             tracing::info!(
                 corpus = %name,
-                %heuristic,
+                heuristic = %variant.label,
                 pages = report.overall.pages,
                 f1 = report.overall.f1_lcs,
                 duplicates,
@@ -93,7 +137,7 @@ pub fn run(args: Args, config: Config) -> anyhow::Result<ExitCode> {
             }
         }
         if let Some(plot) = &args.plot {
-            let target = if args.corpus.len() == 1 {
+            let target = if corpora.len() == 1 {
                 plot.clone()
             } else {
                 with_suffix(plot, &name)
@@ -106,12 +150,22 @@ pub fn run(args: Args, config: Config) -> anyhow::Result<ExitCode> {
         }
         results.push(result);
     }
-    if results.len() > 1 {
-        println!("== macro mean over {} corpora", results.len());
-        for (i, heuristic) in heuristics.iter().enumerate() {
-            let f1s: Vec<f64> = results.iter().map(|r| r.runs[i].overall.f1_lcs).collect();
-            let mean = f1s.iter().sum::<f64>() / f1s.len() as f64;
-            println!("   {heuristic:<28} F1 {mean:.3}");
+    if results.len() > 1 || args.ablate {
+        let table = SummaryTable {
+            columns: variants.iter().map(|v| v.label.clone()).collect(),
+            rows: results
+                .iter()
+                .map(|r| {
+                    let f1s = r.runs.iter().map(|run| run.overall.f1_lcs).collect();
+                    (r.corpus.clone(), f1s)
+                })
+                .collect(),
+        };
+        println!("== F1 (word LCS) over {} corpora", results.len());
+        print!("{}", table.render());
+        if args.ablate {
+            println!("== ablation: the change in F1 when each hybrid rule is off");
+            print!("{}", table.render_deltas());
         }
     }
     if let Some(json) = &args.json {

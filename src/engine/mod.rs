@@ -174,7 +174,7 @@ impl Engine {
         Ok(Engine {
             keyer: keyer(config)?,
             tokenizer: Tokenizer::new(config.parse.clone()),
-            classifier: classifier(config.tree.heuristic),
+            classifier: classifier(config.tree.heuristic, config.tree.rules),
             retention: config.retention,
             max_record_bytes: config.input.max_record_bytes,
             domain_check: config.input.domain_check,

@@ -7,6 +7,7 @@ pub mod lcs;
 pub mod plot;
 pub mod report;
 pub mod score;
+pub mod summary;
 pub mod tokens;
 
 #[cfg(test)]
@@ -16,6 +17,7 @@ pub use lcs::lcs_len;
 pub use plot::{render_svg, write_svg};
 pub use report::{render_table, DomainSummary, EvalAccumulator, EvalReport, RunReport, Summary};
 pub use score::{score_ids, score_page, PageScore};
+pub use summary::SummaryTable;
 pub use tokens::{word_tokens, Interner};
 
 /// Errors of reading evaluation results back.

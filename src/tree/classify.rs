@@ -7,7 +7,7 @@
 //! verdict. Pure decisions, free of I/O.
 
 use super::heuristic::{Choice, Heuristic, Label};
-use super::hybrid::Hybrid;
+use super::hybrid::{Hybrid, Rules};
 pub use crate::blocks::Hint;
 
 /// Decides which blocks of a page are content.
@@ -38,10 +38,10 @@ pub trait Classifier: Send + Sync {
 }
 
 /// The classifier a heuristic names: the paper's count threshold for its four heuristics, the
-/// [`Hybrid`] classifier with its default parameters for `hybrid`.
-pub fn classifier(heuristic: Heuristic) -> Box<dyn Classifier> {
+/// [`Hybrid`] classifier with its default parameters and `rules` for `hybrid`.
+pub fn classifier(heuristic: Heuristic, rules: Rules) -> Box<dyn Classifier> {
     match heuristic {
-        Heuristic::Hybrid => Box::new(Hybrid::default()),
+        Heuristic::Hybrid => Box::new(Hybrid::with_rules(rules)),
         paper => Box::new(Paper(paper)),
     }
 }
@@ -79,7 +79,7 @@ pub struct BlockFacts<'a> {
     /// has no letters.
     pub count: Option<u64>,
     /// The count of the block's element path at the deciding node (including this page); read
-    /// only where [`uses_path_count`] says the classifier uses it, 0 elsewhere.
+    /// only where [`Classifier::wants_path_count`] says the classifier uses it, 0 elsewhere.
     pub path_count: u64,
     /// What the markup around the block says of it.
     pub hint: Hint,
@@ -165,7 +165,7 @@ mod tests {
     fn the_paper_rule_follows_c_max() {
         let blocks = [facts(Some(1)), facts(Some(2)), facts(Some(3)), facts(None)];
         let mut out = vec![Reason::Title];
-        let paper = classifier("relaxed-at-domain-500".parse().unwrap());
+        let paper = classifier("relaxed-at-domain-500".parse().unwrap(), Rules::default());
         paper.classify(
             &blocks,
             NodeFacts {
@@ -195,9 +195,12 @@ mod tests {
             "hybrid",
         ] {
             let heuristic: Heuristic = name.parse().unwrap();
-            assert_eq!(classifier(heuristic).heuristic(), heuristic);
             assert_eq!(
-                classifier(heuristic).choose(&[40, 12, 1]),
+                classifier(heuristic, Rules::default()).heuristic(),
+                heuristic
+            );
+            assert_eq!(
+                classifier(heuristic, Rules::default()).choose(&[40, 12, 1]),
                 heuristic.choose(&[40, 12, 1])
             );
         }

@@ -18,5 +18,5 @@ pub use branch::{Branch, NodeId};
 pub use classify::{classifier, BlockFacts, Classifier, NodeFacts, Paper, Reason};
 pub use fingerprint::{block_key, path_key, BlockKey, Fingerprint, FingerprintError};
 pub use heuristic::{Choice, Heuristic, HeuristicParseError, Label};
-pub use hybrid::Hybrid;
+pub use hybrid::{Hybrid, Rules};
 pub use retention::Retention;

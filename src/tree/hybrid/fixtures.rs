@@ -1,0 +1,55 @@
+//! Pages for the classifier's tests: blocks with their ancestors and counts.
+
+use super::{classify, Params, Rules};
+use crate::blocks::Hint;
+use crate::tree::{BlockFacts, NodeFacts, Reason};
+
+/// A block of `chars` characters (`links` of them in links) under `ancestors`, counted `count`
+/// times at the node, its path `path_count` times.
+pub fn block(
+    ancestors: &[u32],
+    chars: u32,
+    links: u32,
+    count: u64,
+    path_count: u64,
+) -> BlockFacts<'_> {
+    BlockFacts {
+        chars,
+        link_chars: links,
+        ancestors,
+        count: Some(count),
+        path_count,
+        hint: Hint::None,
+        h1: false,
+    }
+}
+
+/// The reasons of `blocks` at a node of `support` pages and `c_max` 1, every rule on.
+pub fn run(blocks: &[BlockFacts<'_>], support: u64) -> Vec<Reason> {
+    run_with(blocks, support, Rules::default())
+}
+
+/// The reasons of `blocks` at a node of `support` pages and `c_max` 1 under `rules`.
+pub fn run_with(blocks: &[BlockFacts<'_>], support: u64, rules: Rules) -> Vec<Reason> {
+    run_params(
+        blocks,
+        support,
+        &Params {
+            rules,
+            ..Params::default()
+        },
+    )
+}
+
+/// The reasons of `blocks` at a node of `support` pages and `c_max` 1 with `params`.
+pub fn run_params(blocks: &[BlockFacts<'_>], support: u64, params: &Params) -> Vec<Reason> {
+    let mut out = Vec::new();
+    classify(blocks, NodeFacts { support, c_max: 1 }, params, &mut out);
+    out
+}
+
+// A page: html(0) body(1) nav(2) ul(3) li(4..6); article div(7) p(8..10).
+/// Three navigation items.
+pub const NAV: [[u32; 5]; 3] = [[0, 1, 2, 3, 4], [0, 1, 2, 3, 5], [0, 1, 2, 3, 6]];
+/// Three paragraphs of the article.
+pub const ARTICLE: [[u32; 4]; 3] = [[0, 1, 7, 8], [0, 1, 7, 9], [0, 1, 7, 10]];

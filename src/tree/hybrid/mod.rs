@@ -1,0 +1,372 @@
+//! The `hybrid` classifier: what the tree knows about a site's template combined with what the
+//! page itself shows (DESIGN §2.8). Pure decisions, free of I/O.
+//!
+//! The order of authority: where a node has seen many pages, the tree's counts decide template
+//! versus content; the page's own structure judges what the tree cannot (unique blocks, a
+//! domain's first pages). One file per kind of evidence, each with its published basis:
+//! - [`repetition`]: a block counted more than `c_max` times at the deciding node, on more than a
+//!   tenth of its pages, is template text (Sluban & Grčar 2013; Bar-Yossef & Rajagopalan 2002);
+//! - [`template`]: a short block in an element path that recurs on nearly every page of a trusted
+//!   node is a template slot (Alarte et al., ETDM);
+//! - [`links`]: a block mostly made of link text is navigation, unless the page is an index whose
+//!   links are its content, or, at a trusted node, a lone link between kept text (Kohlschütter
+//!   et al. 2010; Gottron 2008);
+//! - [`markup`]: regions the markup marks as navigation, sidebars or comments (readability's and
+//!   trafilatura's cues, ARIA landmark roles);
+//! - [`main_text`]: the DOM subtree holding the main text (Viveros-Jiménez et al. 2018);
+//! - [`within_text`]: repeated blocks inside the main text between kept blocks belong to it;
+//! - [`title`]: the `<h1>` nearest before the main text is its title;
+//! - [`stubs`]: a page the tree would leave empty is judged by its structure alone.
+//!
+//! On a domain's first page the tree knows nothing and the page's structure decides; as the
+//! node's support grows, repetition and then template paths remove what the page alone cannot
+//! tell from content. Every rule but repetition can be switched off ([`Rules`], config
+//! `[tree.rules]`) to measure what it does. Each verdict carries the [`Reason`] that decided it.
+
+pub mod links;
+pub mod main_text;
+pub mod markup;
+pub mod repetition;
+pub mod stubs;
+pub mod template;
+pub mod title;
+pub mod within_text;
+
+#[cfg(test)]
+mod fixtures;
+
+use super::classify::{BlockFacts, Classifier, NodeFacts, Reason};
+use super::heuristic::Heuristic;
+use main_text::Main;
+
+/// Support at which the tree's counts are trusted as much as the page's own evidence: the
+/// confidence of a node that has seen `n` pages is `(n - 1) / (n - 1 + SUPPORT_HALF)`, one half
+/// at five pages, the paper's `n_min` for a node whose counts mean something.
+pub const SUPPORT_HALF: f64 = 4.0;
+
+/// The hybrid rules that can be switched off, each named as in the config's `[tree.rules]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Rules {
+    /// [`template`]: short blocks in recurring element paths are template slots.
+    pub template: bool,
+    /// [`links`]: link-dense blocks are navigation.
+    pub links: bool,
+    /// [`links`]: the links of an index or list page are its content.
+    pub index_pages: bool,
+    /// [`links`]: at a trusted node, a lone link between kept text is part of it.
+    pub lone_links: bool,
+    /// [`markup`]: regions marked as navigation, sidebars, comments are dropped.
+    pub markup: bool,
+    /// [`main_text`]: blocks outside the main subtree are dropped.
+    pub main_subtree: bool,
+    /// [`within_text`]: repeated blocks between kept text inside the main text are kept.
+    pub within_text: bool,
+    /// [`title`]: the `<h1>` before the main text is kept.
+    pub title: bool,
+    /// [`stubs`]: a page the tree would leave empty is judged by its structure.
+    pub stubs: bool,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules {
+            template: true,
+            links: true,
+            index_pages: true,
+            lone_links: true,
+            markup: true,
+            main_subtree: true,
+            within_text: true,
+            title: true,
+            stubs: true,
+        }
+    }
+}
+
+impl Rules {
+    /// The rules by their config names, for ablation runs and tables.
+    pub const NAMES: [&'static str; 9] = [
+        "template",
+        "links",
+        "index_pages",
+        "lone_links",
+        "markup",
+        "main_subtree",
+        "within_text",
+        "title",
+        "stubs",
+    ];
+
+    /// These rules with the one named `name` switched off; `None` for an unknown name.
+    pub fn without(mut self, name: &str) -> Option<Rules> {
+        let flag = match name {
+            "template" => &mut self.template,
+            "links" => &mut self.links,
+            "index_pages" => &mut self.index_pages,
+            "lone_links" => &mut self.lone_links,
+            "markup" => &mut self.markup,
+            "main_subtree" => &mut self.main_subtree,
+            "within_text" => &mut self.within_text,
+            "title" => &mut self.title,
+            "stubs" => &mut self.stubs,
+            _ => return None,
+        };
+        *flag = false;
+        Some(self)
+    }
+}
+
+/// The classifier's few parameters; [`Params::default`] holds the constants of each evidence
+/// file, each with its reason.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Params {
+    /// See [`SUPPORT_HALF`].
+    pub support_half: f64,
+    /// See [`repetition::TEMPLATE_SHARE`].
+    pub template_share: f64,
+    /// See [`links::LINK_DENSE`].
+    pub link_dense: f64,
+    /// See [`main_text::GROUP_LEVEL`].
+    pub group_level: usize,
+    /// See [`template::TEMPLATE_PATH_SHARE`].
+    pub template_path_share: f64,
+    /// See [`template::TEMPLATE_SLOT_CHARS`].
+    pub template_slot_chars: u32,
+    /// See [`stubs::MIN_PAGE_CHARS`].
+    pub min_page_chars: u32,
+    /// See [`links::INDEX_LINK_SHARE`].
+    pub index_link_share: f64,
+    /// See [`main_text::BLOCK_COST`].
+    pub block_cost: u32,
+    /// The rules in force.
+    pub rules: Rules,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            support_half: SUPPORT_HALF,
+            template_share: repetition::TEMPLATE_SHARE,
+            link_dense: links::LINK_DENSE,
+            group_level: main_text::GROUP_LEVEL,
+            template_path_share: template::TEMPLATE_PATH_SHARE,
+            template_slot_chars: template::TEMPLATE_SLOT_CHARS,
+            min_page_chars: stubs::MIN_PAGE_CHARS,
+            index_link_share: links::INDEX_LINK_SHARE,
+            block_cost: main_text::BLOCK_COST,
+            rules: Rules::default(),
+        }
+    }
+}
+
+/// The `hybrid` classifier with its parameters.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Hybrid {
+    /// The classifier's parameters.
+    pub params: Params,
+}
+
+impl Hybrid {
+    /// The classifier with the default parameters and the given rules.
+    pub fn with_rules(rules: Rules) -> Hybrid {
+        Hybrid {
+            params: Params {
+                rules,
+                ..Params::default()
+            },
+        }
+    }
+}
+
+impl Classifier for Hybrid {
+    fn heuristic(&self) -> Heuristic {
+        Heuristic::Hybrid
+    }
+
+    fn wants_path_count(&self, chars: u32, support: u64) -> bool {
+        template::uses_path_count(chars, support, &self.params)
+    }
+
+    fn classify(&self, blocks: &[BlockFacts<'_>], node: NodeFacts, out: &mut Vec<Reason>) {
+        classify(blocks, node, &self.params, out);
+    }
+}
+
+/// How much the tree's counts are trusted at a node of `support` pages: 0 on a domain's first
+/// page, one half at `support_half + 1` pages, approaching 1.
+pub fn confidence(support: u64, support_half: f64) -> f64 {
+    let others = support.saturating_sub(1) as f64;
+    if others == 0.0 {
+        0.0
+    } else {
+        others / (others + support_half)
+    }
+}
+
+/// Classifies the blocks of one page; `out` receives one reason per block, in order.
+pub fn classify(
+    blocks: &[BlockFacts<'_>],
+    node: NodeFacts,
+    params: &Params,
+    out: &mut Vec<Reason>,
+) {
+    classify_with(blocks, Some(node), params, out);
+    if params.rules.stubs && stubs::is_stub(blocks, node, params, out) {
+        classify_with(blocks, None, params, out);
+    }
+}
+
+/// Classifies with the tree's evidence from `node`, or from the page alone when `None`: each
+/// block's own verdict first, then the page-wide rules in order.
+fn classify_with(
+    blocks: &[BlockFacts<'_>],
+    node: Option<NodeFacts>,
+    params: &Params,
+    out: &mut Vec<Reason>,
+) {
+    out.clear();
+    let node = node.unwrap_or(NodeFacts {
+        support: 1,
+        c_max: u64::MAX,
+    });
+    let trusted = confidence(node.support, params.support_half) >= 0.5;
+    out.extend(
+        blocks
+            .iter()
+            .map(|block| block_verdict(block, node, params)),
+    );
+    if params.rules.markup {
+        markup::drop_marked(blocks, out);
+    }
+    let index_page =
+        params.rules.index_pages && links::keep_index_links(blocks, out, trusted, params);
+    if !params.rules.main_subtree {
+        finish(blocks, out, Main::Page, params);
+        return;
+    }
+    let doubt = 1.0 - confidence(node.support, params.support_half);
+    let Some(main) = main_text::main_subtree(blocks, out, params, index_page, doubt) else {
+        return;
+    };
+    let list_page = params.rules.index_pages && links::is_list_page(blocks, out, main, params);
+    template::release_inside(blocks, out, main);
+    main_text::drop_outside(blocks, out, main);
+    if list_page {
+        links::release_inside(blocks, out, main);
+    }
+    if params.rules.lone_links && trusted {
+        links::keep_lone_links(blocks, out, main);
+    }
+    finish(blocks, out, main, params);
+}
+
+/// The rules that follow the main subtree: repeated runs inside the text, then its title.
+fn finish(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main, params: &Params) {
+    if params.rules.within_text {
+        within_text::keep_runs(blocks, out, main);
+    }
+    if params.rules.title {
+        title::keep_title(blocks, out);
+    }
+}
+
+/// A block's verdict from its own facts: no letters, repeated at the node, link-dense, a
+/// template slot, or unique.
+fn block_verdict(block: &BlockFacts<'_>, node: NodeFacts, params: &Params) -> Reason {
+    match block.count {
+        None => Reason::NoLetters,
+        Some(count) if repetition::is_repeated(count, node, params) => Reason::Repeated,
+        Some(_) if params.rules.links && links::is_link_dense(block, params) => Reason::LinkDense,
+        Some(_) if params.rules.template && template::is_slot(block, node, params) => {
+            Reason::Template
+        }
+        Some(_) => Reason::Unique,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::{block, run, run_with, ARTICLE, NAV};
+    use super::*;
+    use crate::tree::Label;
+
+    #[test]
+    fn first_page_keeps_the_main_subtree_and_drops_links_and_the_aside() {
+        let aside = [0, 1, 11, 12];
+        let blocks = [
+            block(&NAV[0], 50, 50, 1, 1),
+            block(&NAV[1], 60, 60, 1, 1),
+            block(&NAV[2], 40, 40, 1, 1),
+            block(&ARTICLE[0], 300, 0, 1, 1),
+            block(&ARTICLE[1], 250, 20, 1, 1),
+            block(&ARTICLE[2], 30, 0, 1, 1),
+            block(&aside, 120, 0, 1, 1),
+        ];
+        use Reason::*;
+        assert_eq!(
+            run(&blocks, 1),
+            vec![
+                LinkDense,
+                LinkDense,
+                LinkDense,
+                Unique,
+                Unique,
+                Unique,
+                OutsideMainSubtree
+            ]
+        );
+        // Each page rule can be switched off: without the main subtree the aside stays, without
+        // the link rule the navigation does (as long as it is in the main subtree).
+        let no_main = Rules::default().without("main_subtree").unwrap();
+        assert_eq!(run_with(&blocks, 1, no_main)[6], Unique);
+        let no_links = Rules::default().without("links").unwrap();
+        assert!(!run_with(&blocks, 1, no_links)[..3].contains(&LinkDense));
+    }
+
+    #[test]
+    fn blocks_without_letters_are_never_content() {
+        let blocks = [
+            crate::tree::BlockFacts {
+                count: None,
+                ..block(&ARTICLE[0], 10, 0, 1, 1)
+            },
+            block(&ARTICLE[1], 200, 0, 1, 1),
+        ];
+        assert_eq!(run(&blocks, 1), vec![Reason::NoLetters, Reason::Unique]);
+        assert_eq!(run(&[], 5), Vec::<Reason>::new());
+    }
+
+    #[test]
+    fn confidence_grows_with_support() {
+        assert_eq!(confidence(0, SUPPORT_HALF), 0.0);
+        assert_eq!(confidence(1, SUPPORT_HALF), 0.0);
+        assert_eq!(confidence(5, SUPPORT_HALF), 0.5);
+        assert!(confidence(100, SUPPORT_HALF) > 0.95);
+    }
+
+    #[test]
+    fn every_rule_has_a_name_and_unknown_names_are_none() {
+        for name in Rules::NAMES {
+            let off = Rules::default().without(name).unwrap();
+            assert_ne!(off, Rules::default(), "{name}");
+        }
+        assert_eq!(Rules::default().without("repetition"), None);
+    }
+
+    #[test]
+    fn reasons_name_their_labels() {
+        assert_eq!(Reason::Unique.label(), Label::Content);
+        for r in [
+            Reason::NoLetters,
+            Reason::Repeated,
+            Reason::Template,
+            Reason::LinkDense,
+            Reason::Marked,
+            Reason::OutsideMainSubtree,
+        ] {
+            assert_eq!(r.label(), Label::Boilerplate, "{}", r.as_str());
+        }
+        assert_eq!(Reason::OutsideMainSubtree.as_str(), "outside-main-subtree");
+    }
+}
