@@ -10,7 +10,8 @@
 //! The edges:
 //! - [`record`]: the JSON records read and written;
 //! - [`state`]: RocksDB storage of the tree, one atomic write per batch;
-//! - [`engine`]: the per-page pipeline wiring the above;
+//! - [`engine`]: the per-page pipeline wiring the above; [`shards`]: several engines over one
+//!   input, by domain, in input order;
 //! - [`config`]: typed, defaulted, validated configuration;
 //! - [`kafka`]: the Kafka worker of `urltree run`;
 //! - [`local`]: local files in and out; [`corpus`]: gold corpora and evaluation runs;
@@ -27,6 +28,7 @@ pub mod lang;
 pub mod local;
 pub mod markdown;
 pub mod record;
+pub mod shards;
 pub mod state;
 pub mod tree;
 pub mod urlkey;

@@ -28,6 +28,10 @@ pub struct Args {
     /// Domains listed per run in the table.
     #[arg(long, default_value_t = 10)]
     domains: usize,
+    /// Engines in parallel over each corpus, each domain's pages on one (the scores are the
+    /// same; default: the machine's cores).
+    #[arg(long, short = 'j', value_parser = clap::value_parser!(u16).range(1..=256))]
+    jobs: Option<u16>,
 }
 
 #[derive(serde::Serialize)]
@@ -45,6 +49,10 @@ pub fn run(args: Args, config: Config) -> anyhow::Result<ExitCode> {
     } else {
         args.heuristic.clone()
     };
+    let jobs = args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, usize::from),
+        usize::from,
+    );
     let mut results = Vec::new();
     for path in &args.corpus {
         let name = corpus::corpus_name(path);
@@ -62,7 +70,7 @@ pub fn run(args: Args, config: Config) -> anyhow::Result<ExitCode> {
                 duplicates,
                 versions,
                 rejected,
-            } = corpus::evaluate(path, &config, heuristic)
+            } = corpus::evaluate_sharded(path, &config, heuristic, jobs)
                 .with_context(|| format!("evaluating {} with {heuristic}", path.display()))?;
             tracing::info!(
                 corpus = %name,
