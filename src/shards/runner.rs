@@ -79,6 +79,8 @@ struct Pool {
     threads: Vec<Option<JoinHandle<()>>>,
     results: Receiver<Result<Done, Failed>>,
     pending: Vec<Batch>,
+    /// Batches sent to each shard whose outcomes have not come back.
+    busy: Vec<u32>,
     stats: Vec<Stats>,
     /// Outcomes from `next_emit` on; `None` until it has come back.
     reorder: VecDeque<Option<Outcome>>,
@@ -151,6 +153,7 @@ impl Sharded {
                 threads,
                 results,
                 pending: vec![Vec::new(); shards],
+                busy: vec![0; shards],
                 stats: vec![Stats::default(); shards],
                 reorder: VecDeque::new(),
                 next_seq: 0,
@@ -327,7 +330,10 @@ impl Pool {
         self.next_seq += 1;
         self.reorder.push_back(None);
         self.pending[shard].push((seq, bytes, source));
-        if self.pending[shard].len() >= self.batch_size {
+        // A full batch goes; so does an eighth of one to a shard with nothing to do, so that no
+        // shard waits idle for a batch to fill (the outcomes do not depend on the batches).
+        let len = self.pending[shard].len();
+        if len >= self.batch_size || (self.busy[shard] == 0 && len >= self.batch_size.div_ceil(8)) {
             self.dispatch(shard)?;
         }
         self.bound(emit)
@@ -356,6 +362,7 @@ impl Pool {
             Some(sender) => sender.send(batch).is_ok(),
             None => false,
         };
+        self.busy[shard] += 1;
         if !sent {
             // The shard stopped: its failure is on the way, or it is lost.
             self.senders[shard] = None;
@@ -412,6 +419,7 @@ impl Pool {
     fn accept(&mut self, result: Result<Done, Failed>) {
         match result {
             Ok(done) => {
+                self.busy[done.shard] = self.busy[done.shard].saturating_sub(1);
                 self.stats[done.shard] = done.stats;
                 for (seq, outcome) in done.seqs.into_iter().zip(done.outcomes) {
                     if let Some(slot) = self.reorder.get_mut((seq - self.next_emit) as usize) {
