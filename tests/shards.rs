@@ -30,7 +30,22 @@ fn sample() -> PathBuf {
 
 /// Runs `urltree extract` and returns its exit code and stderr.
 fn extract(input: &Path, out: &Path, state: &Path, extra: &[&str]) -> (i32, String) {
-    let output = bin()
+    extract_batches(input, out, state, extra, None)
+}
+
+/// [`extract`] with batches of `batch_size` records when given.
+fn extract_batches(
+    input: &Path,
+    out: &Path,
+    state: &Path,
+    extra: &[&str],
+    batch_size: Option<usize>,
+) -> (i32, String) {
+    let mut cmd = bin();
+    if let Some(size) = batch_size {
+        cmd.env("URLTREE_INPUT__BATCH_SIZE", size.to_string());
+    }
+    let output = cmd
         .arg("extract")
         .arg(input)
         .arg("-o")
@@ -69,16 +84,16 @@ fn comparable(path: &Path) -> String {
     out
 }
 
-/// Extracts `input` with each `--jobs` into fresh states and asserts that the outputs and the
-/// errors files are the same.
-fn assert_same_output(input: &Path, jobs: &[&str]) -> usize {
+/// Extracts `input` with each `--jobs` (and batch size, when given) into fresh states and asserts
+/// that the outputs and the errors files are the same.
+fn assert_same_output(input: &Path, jobs: &[(&str, Option<usize>)]) -> usize {
     let dir = tempfile::tempdir().unwrap();
     let mut first: Option<(String, Option<Vec<u8>>)> = None;
     let mut records = 0;
-    for j in jobs {
-        let out = dir.path().join(format!("out-{j}.jsonl"));
-        let state = dir.path().join(format!("state-{j}"));
-        let (code, stderr) = extract(input, &out, &state, &["--jobs", j]);
+    for (run, &(j, batch_size)) in jobs.iter().enumerate() {
+        let out = dir.path().join(format!("out-{run}.jsonl"));
+        let state = dir.path().join(format!("state-{run}"));
+        let (code, stderr) = extract_batches(input, &out, &state, &["--jobs", j], batch_size);
         assert_eq!(code, 0, "{stderr}");
         let shards: usize = j.parse().unwrap();
         assert_eq!(
@@ -88,13 +103,13 @@ fn assert_same_output(input: &Path, jobs: &[&str]) -> usize {
         );
         let output = comparable(&out);
         records = output.lines().count();
-        let errors = std::fs::read(dir.path().join(format!("out-{j}.errors.jsonl"))).ok();
+        let errors = std::fs::read(dir.path().join(format!("out-{run}.errors.jsonl"))).ok();
         match &first {
             None => first = Some((output, errors)),
             Some((want_output, want_errors)) => {
                 assert!(
                     output == *want_output,
-                    "--jobs {j}: the output differs from --jobs {}",
+                    "--jobs {j} (batches of {batch_size:?}): the output differs from {:?}",
                     jobs[0]
                 );
                 assert!(
@@ -110,10 +125,15 @@ fn assert_same_output(input: &Path, jobs: &[&str]) -> usize {
 #[test]
 fn extract_over_shards_writes_what_one_engine_writes_in_input_order() {
     // 1,381 pages of 609 domains (1,140 accepted), none with a time of its own.
-    let records = assert_same_output(&corpus("dragnet"), &["1", "2", "3"]);
+    // Batches of 5 over 3 shards: at most 45 records between the oldest not yet written and the
+    // newest read, so the reader keeps waiting for the slowest shard.
+    let records = assert_same_output(
+        &corpus("dragnet"),
+        &[("1", None), ("2", None), ("3", Some(5))],
+    );
     assert_eq!(records, 1140);
     // One domain: every page on one shard, the others idle.
-    let records = assert_same_output(&sample(), &["1", "2"]);
+    let records = assert_same_output(&sample(), &[("1", None), ("2", None)]);
     assert!(records > 100, "{records}");
 }
 
