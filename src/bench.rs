@@ -1,4 +1,4 @@
-//! `urltree bench`: the whole pipeline on one core over an in-memory corpus — parse, key, dedup,
+//! `urltree bench`: the whole pipeline on one core (or over N shards, [`crate::shards`]) over an in-memory corpus — parse, key, dedup,
 //! tree update in RocksDB, classify, serialize — with throughput, parse share, state size and peak
 //! memory, over one or more rounds on fresh state, or ([`steady`]) over a stream of new copies of a
 //! corpus at steady state.
@@ -15,6 +15,8 @@ use crate::config::{Config, DomainCheck};
 use crate::corpus::{self, CorpusError};
 use crate::engine::{Engine, Input, Outcome};
 use crate::record::{RawPage, Source};
+use crate::shards::{layout, RunError, Sharded};
+use crate::state::Store;
 
 /// The numbers of one benchmark run (the JSON written by `urltree bench --json`).
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -33,8 +35,15 @@ pub struct BenchReport {
     /// process (all its threads, RocksDB's background work included), so the figure is per core
     /// and does not depend on what else the machine runs.
     pub mb_per_sec: f64,
-    /// MB of HTML per wall-clock second (lower than `mb_per_sec` on a busy machine).
+    /// MB of HTML per wall-clock second (lower than `mb_per_sec` on a busy machine, higher
+    /// with several shards on several cores).
     pub mb_per_wall_sec: f64,
+    /// Pages per wall-clock second.
+    #[serde(default)]
+    pub pages_per_wall_sec: f64,
+    /// Shards the pipeline ran over (`--jobs`; 1: one engine on the benchmark's thread).
+    #[serde(default = "one")]
+    pub jobs: usize,
     /// CPU seconds of the process during the pipeline pass.
     pub cpu_seconds: f64,
     /// CPU time of a tokenizer-only pass over the same pages as a share of the pipeline's.
@@ -55,11 +64,21 @@ pub struct BenchReport {
     pub mb_per_sec_rounds: Vec<f64>,
 }
 
+fn one() -> usize {
+    1
+}
+
 /// Runs the benchmark on the corpus at `path`: `rounds` passes of the pipeline (at least one),
-/// each on fresh state under a temporary directory, after one tokenizer-only pass per round. The
+/// each on fresh state under a temporary directory over `jobs` shards, after one tokenizer-only
+/// pass per round. The
 /// throughput fields are those of the median round by CPU time, so one slow round on a shared
 /// machine does not decide the figure; `mb_per_sec_rounds` lists every round.
-pub fn run(path: &Path, base: &Config, rounds: u32) -> Result<BenchReport, CorpusError> {
+pub fn run(
+    path: &Path,
+    base: &Config,
+    rounds: u32,
+    jobs: usize,
+) -> Result<BenchReport, CorpusError> {
     let pages = corpus::load(path)?;
     let mut passes = Vec::new();
     let mut parse_seconds = Vec::new();
@@ -68,7 +87,11 @@ pub fn run(path: &Path, base: &Config, rounds: u32) -> Result<BenchReport, Corpu
         let (seconds, bytes) = parse_pass(&pages, base);
         parse_seconds.push(seconds);
         html_bytes = bytes;
-        passes.push(pipeline_pass(&pages, base)?);
+        passes.push(if jobs > 1 {
+            sharded_pass(&pages, base, jobs)?
+        } else {
+            pipeline_pass(&pages, base)?
+        });
     }
     let mb = html_bytes as f64 / 1e6;
     let mb_per_sec_rounds: Vec<f64> = passes.iter().map(|p| mb / p.cpu_seconds).collect();
@@ -84,6 +107,8 @@ pub fn run(path: &Path, base: &Config, rounds: u32) -> Result<BenchReport, Corpu
         pages_per_sec: pages.len() as f64 / median.cpu_seconds,
         mb_per_sec: mb / median.cpu_seconds,
         mb_per_wall_sec: mb / median.seconds,
+        pages_per_wall_sec: pages.len() as f64 / median.seconds,
+        jobs: jobs.max(1),
         cpu_seconds: median.cpu_seconds,
         parse_share: (parse_seconds / median.cpu_seconds).min(1.0),
         parse_mb_per_sec: mb / parse_seconds.max(1e-9),
@@ -168,6 +193,61 @@ fn pipeline_pass(pages: &[corpus::CorpusPage], base: &Config) -> Result<Pass, Co
         state_bytes,
         // Counted in the state: a new version of a page replaces its old one there.
         docs_retained: engine.store().retained()?.len() as u64,
+    })
+}
+
+/// One pass over `jobs` shards on fresh state: the records are copied to the shards as a reader
+/// hands them over, and the outcomes serialized in input order. The clocks stop once every shard
+/// has ended (its engine closed); state size and retained documents are read afterwards.
+fn sharded_pass(
+    pages: &[corpus::CorpusPage],
+    base: &Config,
+    jobs: usize,
+) -> Result<Pass, CorpusError> {
+    let state_dir = tempfile::tempdir().map_err(CorpusError::TempDir)?;
+    let mut config = base.clone();
+    config.state.path = state_dir.path().to_owned();
+    config.input.domain_check = DomainCheck::TrustRecord;
+    let mut shards = Sharded::open(&config, jobs)?;
+    let mut sink = std::io::sink();
+    let mut serialize = |outcome: Outcome| -> Result<(), std::convert::Infallible> {
+        let _ = match outcome {
+            Outcome::Clean(record) => serde_json::to_writer(&mut sink, &record),
+            Outcome::Rejected(dead) => serde_json::to_writer(&mut sink, &dead),
+            Outcome::Duplicate { .. } => Ok(()),
+        };
+        let _ = sink.write_all(b"\n");
+        Ok(())
+    };
+    let shard_error = |e: RunError<std::convert::Infallible>| match e {
+        RunError::Shard(e) => CorpusError::Shard(e),
+        RunError::Emit(never) => match never {},
+    };
+    let start = Instant::now();
+    let cpu_start = process_cpu_seconds();
+    for page in pages {
+        let source = Source::line("bench", page.line);
+        shards
+            .push(page.record.clone(), source, &mut serialize)
+            .map_err(shard_error)?;
+    }
+    shards.finish(&mut serialize).map_err(shard_error)?;
+    let seconds = start.elapsed().as_secs_f64().max(1e-9);
+    let cpu_seconds = (process_cpu_seconds() - cpu_start).max(1e-9);
+    let (mut state_bytes, mut docs_retained) = (0, 0);
+    for shard in 0..jobs {
+        let mut options = config.state.clone();
+        options.path = layout::shard_dir(&config.state.path, shard, jobs);
+        let store = Store::open(&options)?;
+        store.compact()?;
+        state_bytes += store.size_bytes()?;
+        docs_retained += store.retained()?.len() as u64;
+    }
+    Ok(Pass {
+        seconds,
+        cpu_seconds,
+        state_bytes,
+        docs_retained,
     })
 }
 

@@ -12,6 +12,7 @@ use crate::engine::{Engine, EngineError, Input, Outcome};
 use crate::eval::{score_page, EvalAccumulator, RunReport};
 use crate::local::{self, Line};
 use crate::record::Source;
+use crate::shards::{RunError, ShardError, Sharded};
 use crate::state::StateError;
 use crate::tree::Heuristic;
 
@@ -42,6 +43,9 @@ pub enum CorpusError {
     /// The state failed while processing.
     #[error(transparent)]
     State(#[from] StateError),
+    /// A shard failed or could not be opened.
+    #[error(transparent)]
+    Shard(#[from] ShardError),
     /// The temporary state directory could not be created.
     #[error("creating a temporary state directory: {0}")]
     TempDir(io::Error),
@@ -217,11 +221,25 @@ pub fn evaluate(
     base: &Config,
     heuristic: Heuristic,
 ) -> Result<Evaluation, CorpusError> {
+    evaluate_sharded(path, base, heuristic, 1)
+}
+
+/// [`evaluate`] over `jobs` shards ([`Sharded`]): each domain's pages go through one shard in
+/// file order, so every page's score, and the report, are those of one engine.
+pub fn evaluate_sharded(
+    path: &Path,
+    base: &Config,
+    heuristic: Heuristic,
+    jobs: usize,
+) -> Result<Evaluation, CorpusError> {
     let state_dir = tempfile::tempdir().map_err(CorpusError::TempDir)?;
     let mut config = base.clone();
     config.state.path = state_dir.path().to_owned();
     config.tree.heuristic = heuristic;
     config.input.domain_check = DomainCheck::TrustRecord;
+    if jobs > 1 {
+        return evaluate_in_shards(path, &config, heuristic, jobs);
+    }
     let mut engine = Engine::open(&config)?;
     let topic = corpus_file(path).display().to_string();
     let mut acc = EvalAccumulator::new();
@@ -260,6 +278,60 @@ pub fn evaluate(
         report: acc.finish(&heuristic.to_string()),
         duplicates,
         versions: engine.stats().versions,
+        rejected,
+    })
+}
+
+/// The pages of a corpus through `jobs` shards over the fresh state of `config`, scored in file
+/// order as their outcomes come back.
+fn evaluate_in_shards(
+    path: &Path,
+    config: &Config,
+    heuristic: Heuristic,
+    jobs: usize,
+) -> Result<Evaluation, CorpusError> {
+    let mut shards = Sharded::open(config, jobs)?;
+    let topic = corpus_file(path).display().to_string();
+    let mut acc = EvalAccumulator::new();
+    // The domain and gold text of every page whose outcome has not come back, in file order.
+    let mut waiting: std::collections::VecDeque<(String, String)> = Default::default();
+    let (mut duplicates, mut rejected) = (0, 0);
+    let mut score = |waiting: &mut std::collections::VecDeque<(String, String)>,
+                     outcome: Outcome|
+     -> Result<(), std::convert::Infallible> {
+        let Some((domain, gold)) = waiting.pop_front() else {
+            return Ok(());
+        };
+        match outcome {
+            Outcome::Clean(record) => acc.push(&domain, &score_page(&record.text, &gold)),
+            Outcome::Duplicate { .. } => duplicates += 1,
+            Outcome::Rejected(_) => {
+                rejected += 1;
+                acc.push(&domain, &score_page("", &gold));
+            }
+        }
+        Ok(())
+    };
+    let shard_error = |e: RunError<std::convert::Infallible>| match e {
+        RunError::Shard(e) => CorpusError::Shard(e),
+        RunError::Emit(never) => match never {},
+    };
+    for_each_page(path, |page| {
+        waiting.push_back((page.domain, page.gold));
+        let source = Source::line(&topic, page.line);
+        shards
+            .push(page.record, source, &mut |outcome| {
+                score(&mut waiting, outcome)
+            })
+            .map_err(shard_error)
+    })?;
+    let stats = shards
+        .finish(&mut |outcome| score(&mut waiting, outcome))
+        .map_err(shard_error)?;
+    Ok(Evaluation {
+        report: acc.finish(&heuristic.to_string()),
+        duplicates,
+        versions: stats.versions,
         rejected,
     })
 }

@@ -10,7 +10,8 @@
 //! The edges:
 //! - [`record`]: the JSON records read and written;
 //! - [`state`]: RocksDB storage of the tree, one atomic write per batch;
-//! - [`engine`]: the per-page pipeline wiring the above;
+//! - [`engine`]: the per-page pipeline wiring the above; [`shards`]: several engines over one
+//!   input, by domain, in input order;
 //! - [`config`]: typed, defaulted, validated configuration;
 //! - [`kafka`]: the Kafka worker of `urltree run`; [`produce`]: `urltree produce`, local records
 //!   into the input topic keyed by registrable domain;
@@ -29,6 +30,7 @@ pub mod local;
 pub mod markdown;
 pub mod produce;
 pub mod record;
+pub mod shards;
 pub mod state;
 pub mod tree;
 pub mod urlkey;

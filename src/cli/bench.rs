@@ -21,16 +21,20 @@ pub struct Args {
     /// text) through one state, and report every copy.
     #[arg(long, conflicts_with = "rounds", value_parser = clap::value_parser!(u32).range(1..=100))]
     copies: Option<u32>,
+    /// Shards (engines on threads of their own) the pipeline runs over. Default 1, so the
+    /// figures per CPU-second stay those of one core and comparable between runs and machines.
+    #[arg(long, short = 'j', default_value_t = 1, conflicts_with = "copies", value_parser = clap::value_parser!(u16).range(1..=256))]
+    jobs: u16,
 }
 
 pub fn run(args: Args, config: Config) -> anyhow::Result<ExitCode> {
     if let Some(copies) = args.copies {
         return run_steady(&args, &config, copies);
     }
-    let report = urltree::bench::run(&args.corpus, &config, args.rounds)
+    let report = urltree::bench::run(&args.corpus, &config, args.rounds, args.jobs.into())
         .with_context(|| format!("benchmarking {}", args.corpus.display()))?;
     println!(
-        "{}: {} pages, {:.1} MB HTML in {:.2} s ({:.2} CPU s): {:.0} pages/s, {:.1} MB/s per core ({:.1} MB/s wall); tokenizer alone {:.1} MB/s (parse share {:.0}%); state {:.2} MB per 1,000 docs ({} retained); peak RSS {:.0} MB",
+        "{}: {} pages, {:.1} MB HTML in {:.2} s ({:.2} CPU s): {:.0} pages/s, {:.1} MB/s per core ({:.0} pages/s, {:.1} MB/s wall{}); tokenizer alone {:.1} MB/s (parse share {:.0}%); state {:.2} MB per 1,000 docs ({} retained); peak RSS {:.0} MB",
         report.corpus,
         report.pages,
         report.html_bytes as f64 / 1e6,
@@ -38,7 +42,13 @@ pub fn run(args: Args, config: Config) -> anyhow::Result<ExitCode> {
         report.cpu_seconds,
         report.pages_per_sec,
         report.mb_per_sec,
+        report.pages_per_wall_sec,
         report.mb_per_wall_sec,
+        if report.jobs > 1 {
+            format!(" over {} shards", report.jobs)
+        } else {
+            String::new()
+        },
         report.parse_mb_per_sec,
         report.parse_share * 100.0,
         report.state_bytes_per_1000_docs / 1e6,

@@ -30,6 +30,10 @@ pub struct Args {
     /// Domains listed per run in the table.
     #[arg(long, default_value_t = 10)]
     domains: usize,
+    /// Engines in parallel over each corpus, each domain's pages on one (the scores are the
+    /// same; default: the machine's cores).
+    #[arg(long, short = 'j', value_parser = clap::value_parser!(u16).range(1..=256))]
+    jobs: Option<u16>,
     /// Also run `hybrid` with each of its rules switched off in turn, and print what each rule
     /// changes on every corpus (the ablation table).
     #[arg(long)]
@@ -58,6 +62,10 @@ pub fn run(args: Args, config: Config) -> anyhow::Result<ExitCode> {
     } else {
         args.heuristic.clone()
     };
+    let jobs = args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, usize::from),
+        usize::from,
+    );
     let mut variants: Vec<Variant> = heuristics
         .iter()
         .map(|&heuristic| Variant {
@@ -104,7 +112,7 @@ pub fn run(args: Args, config: Config) -> anyhow::Result<ExitCode> {
                 duplicates,
                 versions,
                 rejected,
-            } = corpus::evaluate(path, &config, heuristic)
+            } = corpus::evaluate_sharded(path, &config, heuristic, jobs)
                 .with_context(|| format!("evaluating {} with {}", path.display(), variant.label))?;
             let mut report = report;
             report.heuristic = variant.label.clone();

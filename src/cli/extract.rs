@@ -13,9 +13,10 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use indicatif::ProgressBar;
 use urltree::config::Config;
-use urltree::engine::{Engine, Input, Outcome};
+use urltree::engine::{Outcome, Stats};
 use urltree::local::{Compression, InputSpec, Item, JsonlWriter, RecordSource};
 use urltree::record::{DeadLetter, Source};
+use urltree::shards::{self, RunError, Sharded};
 
 /// Exit code of a run that dead-lettered records under `--strict`.
 const EXIT_DEAD_LETTERS: u8 = 1;
@@ -60,6 +61,11 @@ pub struct Args {
     /// No progress bar and no per-record warnings (the summary and errors file stay).
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// Engines in parallel, each on its own thread with its own share of the domains and its own
+    /// state (`STATE/shard-K-of-N/`); the output is the same, in input order (default: the
+    /// state's count when it has one, else the machine's cores).
+    #[arg(long, short = 'j', value_parser = clap::value_parser!(u16).range(1..=256))]
+    jobs: Option<u16>,
 }
 
 /// Refuses outputs that would overwrite the input or each other before anything is read.
@@ -103,57 +109,89 @@ fn absolute(path: &Path) -> PathBuf {
     }
 }
 
-/// The records of one run on their way to the engine and out.
+/// The records of one run on their way to the engines and out.
 struct Run {
-    engine: Engine,
-    output: JsonlWriter,
-    errors: JsonlWriter,
-    pending: Vec<(Vec<u8>, Source)>,
+    shards: Sharded,
+    sink: Sink,
+    /// Records taken since the progress was last shown.
+    since_progress: usize,
     batch_size: usize,
-    bar: ProgressBar,
-    quiet: bool,
     /// Dead letters written by the reader (lines over the limit, unreadable files).
     read_errors: u64,
 }
 
+/// Where the outcomes go, in input order.
+struct Sink {
+    output: JsonlWriter,
+    errors: JsonlWriter,
+    bar: ProgressBar,
+    quiet: bool,
+}
+
 impl Run {
     fn push(&mut self, bytes: Vec<u8>, source: Source) -> anyhow::Result<()> {
-        self.pending.push((bytes, source));
-        if self.pending.len() >= self.batch_size {
-            self.flush()?;
-        }
-        Ok(())
+        self.since_progress += 1;
+        let sink = &mut self.sink;
+        self.shards
+            .push(bytes, source, &mut |outcome| sink.write(outcome))
+            .map_err(run_error)
     }
 
-    /// Processes the pending records and writes their outcomes.
-    fn flush(&mut self) -> anyhow::Result<()> {
-        let inputs: Vec<Input<'_>> = self
-            .pending
-            .iter()
-            .map(|(bytes, source)| Input::new(bytes, source.clone()))
-            .collect();
-        for outcome in self.engine.process_batch(&inputs, None)? {
-            match outcome {
-                Outcome::Clean(record) => {
-                    for warning in &record.warnings {
-                        self.warn(&record.source, warning);
-                    }
-                    self.output.write(&record).context("writing the output")?
-                }
-                Outcome::Rejected(dead) => self.dead_letter(&dead)?,
-                Outcome::Duplicate { .. } => {}
-            }
-        }
-        self.pending.clear();
-        Ok(())
-    }
-
-    /// Writes a dead letter the reader made (after the records before it, so the errors file
-    /// stays in input order).
-    fn reader_dead_letter(&mut self, dead: &DeadLetter) -> anyhow::Result<()> {
-        self.flush()?;
+    /// Writes a dead letter the reader made in its place in input order.
+    fn reader_dead_letter(&mut self, dead: DeadLetter) -> anyhow::Result<()> {
+        self.since_progress += 1;
         self.read_errors += 1;
-        self.dead_letter(dead)
+        let sink = &mut self.sink;
+        self.shards
+            .push_outcome(Outcome::Rejected(Box::new(dead)), &mut |outcome| {
+                sink.write(outcome)
+            })
+            .map_err(run_error)
+    }
+
+    /// Processes what is pending and writes every outcome left.
+    fn finish(self) -> anyhow::Result<(Stats, Sink)> {
+        let Run {
+            shards, mut sink, ..
+        } = self;
+        let stats = shards
+            .finish(&mut |outcome| sink.write(outcome))
+            .map_err(run_error)?;
+        Ok((stats, sink))
+    }
+
+    /// Shows the progress once a batch's worth of records was taken since it was last shown.
+    fn progress(&mut self, position: u64, started: Instant) {
+        if self.since_progress >= self.batch_size {
+            self.since_progress = 0;
+            self.sink.bar.set_position(position);
+            self.sink
+                .bar
+                .set_message(summary_line(self.shards.stats(), started));
+        }
+    }
+}
+
+/// A shard's failure, or a write that failed, with its context.
+fn run_error(e: RunError<anyhow::Error>) -> anyhow::Error {
+    match e {
+        RunError::Shard(e) => anyhow::Error::new(e).context("processing the records"),
+        RunError::Emit(e) => e,
+    }
+}
+
+impl Sink {
+    fn write(&mut self, outcome: Outcome) -> anyhow::Result<()> {
+        match outcome {
+            Outcome::Clean(record) => {
+                for warning in &record.warnings {
+                    self.warn(&record.source, warning);
+                }
+                self.output.write(&record).context("writing the output")
+            }
+            Outcome::Rejected(dead) => self.dead_letter(&dead),
+            Outcome::Duplicate { .. } => Ok(()),
+        }
     }
 
     fn dead_letter(&mut self, dead: &DeadLetter) -> anyhow::Result<()> {
@@ -173,11 +211,6 @@ impl Run {
                 tracing::warn!(source = %source.topic, line = source.offset, "{message}");
             });
         }
-    }
-
-    fn progress(&self, position: u64, started: Instant) {
-        self.bar.set_position(position);
-        self.bar.set_message(summary_line(&self.engine, started));
     }
 }
 
@@ -203,6 +236,11 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| default_errors_path(&args.output));
     check_paths(&args.input, &args.output, &errors_path)?;
+    let jobs = shards::resolve_jobs(
+        &config.state.path,
+        args.jobs.map(usize::from),
+        std::thread::available_parallelism().map_or(1, usize::from),
+    )?;
     // Opened before anything is created, so a missing input leaves no state or output.
     let mut input = RecordSource::open(&InputSpec {
         path: args.input.clone(),
@@ -211,43 +249,42 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
         max_record_bytes: config.input.max_record_bytes,
         dead_letter_payload_bytes: config.output.dead_letter_payload_bytes,
     })?;
-    let engine = Engine::open(&config)
+    let shards = Sharded::open(&config, jobs)
         .with_context(|| format!("opening state at {}", config.state.path.display()))?;
     let show_progress = !args.quiet && std::io::stderr().is_terminal();
     let started = Instant::now();
     let mut run = Run {
-        engine,
-        output: JsonlWriter::create(&args.output)?,
-        errors: JsonlWriter::lazy(&errors_path),
-        pending: Vec::with_capacity(config.input.batch_size),
+        shards,
+        sink: Sink {
+            output: JsonlWriter::create(&args.output)?,
+            errors: JsonlWriter::lazy(&errors_path),
+            bar: super::progress::bar(show_progress, input.total()),
+            quiet: args.quiet,
+        },
+        since_progress: 0,
         batch_size: config.input.batch_size,
-        bar: ProgressBar::hidden(),
-        quiet: args.quiet,
         read_errors: 0,
     };
 
-    run.bar = super::progress::bar(show_progress, input.total());
     let mut read_error = None;
     loop {
         match input.next_item() {
             Ok(Some(Item::Record { bytes, source })) => run.push(bytes, source)?,
-            Ok(Some(Item::DeadLetter(dead))) => run.reader_dead_letter(&dead)?,
+            Ok(Some(Item::DeadLetter(dead))) => run.reader_dead_letter(dead)?,
             Ok(None) => break,
             Err(e) => {
                 read_error = Some(e);
                 break;
             }
         }
-        if run.pending.is_empty() {
-            run.progress(input.position(), started);
-        }
+        run.progress(input.position(), started);
     }
-    run.flush()?;
+    let read_errors = run.read_errors;
+    let (stats, mut run) = run.finish()?;
     run.bar.finish_and_clear();
     run.output.finish().context("finishing the output")?;
     run.errors.finish().context("finishing the errors file")?;
 
-    let stats = run.engine.stats();
     let seconds = started.elapsed().as_secs_f64().max(1e-9);
     let blocks = stats.content_blocks + stats.boilerplate_blocks;
     eprintln!(
@@ -255,7 +292,7 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
         stats.pages,
         stats.versions,
         stats.duplicates,
-        stats.rejected + run.read_errors,
+        stats.rejected + read_errors,
         if blocks == 0 { 0.0 } else { 100.0 * stats.content_blocks as f64 / blocks as f64 },
         blocks,
         stats.pages as f64 / seconds,
@@ -276,7 +313,11 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
             run.errors.written()
         );
     }
-    eprintln!("  state:  {}", config.state.path.display());
+    if jobs > 1 {
+        eprintln!("  state:  {} ({jobs} shards)", config.state.path.display());
+    } else {
+        eprintln!("  state:  {}", config.state.path.display());
+    }
     let skipped_files = input.skipped_files();
     if skipped_files > 0 {
         eprintln!("  skipped: {skipped_files} files whose names are neither HTML (.html, .htm) nor WARC (.warc, .warc.gz, .warc.zst)");
@@ -343,8 +384,7 @@ fn default_errors_path(output: &Path) -> PathBuf {
     output.with_file_name(format!("{stem}.errors.jsonl{}", compression.suffix()))
 }
 
-fn summary_line(engine: &Engine, started: Instant) -> String {
-    let stats = engine.stats();
+fn summary_line(stats: Stats, started: Instant) -> String {
     let seconds = started.elapsed().as_secs_f64().max(1e-9);
     format!(
         "{} pages, {} dup, {} invalid, {:.0} pages/s",

@@ -6,7 +6,7 @@ use crate::config::DomainCheck;
 use crate::record::{ErrorKind, RawPage};
 use crate::state::{StateError, Txn};
 use crate::tree::{Branch, Fingerprint};
-use crate::urlkey::{UrlKey, UrlKeyer};
+use crate::urlkey::{claimed_domain, UrlKey, UrlKeyer};
 
 /// Why a record goes to the dead letters instead of on through the pipeline.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,17 +85,6 @@ pub(super) fn blocks(tokenizer: &mut Tokenizer, page: &RawPage) -> Result<Vec<Bl
     tokenizer
         .blocks(page.html.as_bytes())
         .map_err(|e| Rejection::new(ErrorKind::BadHtml, e.to_string()))
-}
-
-/// A record's `domain` in the form of the key's: IDNA-normalized (`Bücher.de` is
-/// `xn--bcher-kva.de`), lower-case, without a trailing dot. A value that is no host name is only
-/// trimmed and lower-cased, and so disagrees with every URL.
-fn claimed_domain(claimed: &str) -> String {
-    let trimmed = claimed.trim().trim_end_matches('.');
-    match url::Host::parse(trimmed) {
-        Ok(url::Host::Domain(ascii)) => ascii,
-        _ => trimmed.to_lowercase(),
-    }
 }
 
 /// Puts a page whose record names another registrable domain under that domain: the URL's host

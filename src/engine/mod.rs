@@ -117,6 +117,23 @@ pub struct Stats {
     pub dropped_fields: u64,
 }
 
+impl Stats {
+    /// Adds another engine's totals to these (the totals of engines over disjoint shards).
+    pub fn add(&mut self, other: &Stats) {
+        self.records += other.records;
+        self.pages += other.pages;
+        self.versions += other.versions;
+        self.duplicates += other.duplicates;
+        self.rejected += other.rejected;
+        self.content_blocks += other.content_blocks;
+        self.boilerplate_blocks += other.boilerplate_blocks;
+        self.html_bytes += other.html_bytes;
+        self.forgotten += other.forgotten;
+        self.clamped_times += other.clamped_times;
+        self.dropped_fields += other.dropped_fields;
+    }
+}
+
 /// The engine could not be built from its configuration.
 #[derive(Debug, Error)]
 pub enum EngineError {

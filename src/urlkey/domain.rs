@@ -40,6 +40,17 @@ pub fn registrable_domain(host: &str) -> Result<String, UrlKeyError> {
     }
 }
 
+/// A record's `domain` in the form of the key's: IDNA-normalized (`Bücher.de` is
+/// `xn--bcher-kva.de`), lower-case, without a trailing dot. A value that is no host name is only
+/// trimmed and lower-cased, and so disagrees with every URL.
+pub fn claimed_domain(claimed: &str) -> String {
+    let trimmed = claimed.trim().trim_end_matches('.');
+    match url::Host::parse(trimmed) {
+        Ok(url::Host::Domain(ascii)) => ascii,
+        _ => trimmed.to_lowercase(),
+    }
+}
+
 /// DNS limits: a name of at most 253 bytes, labels of at most 63. Longer hosts cannot be real crawled hosts.
 pub(crate) fn check_dns_lengths(name: &str) -> Result<(), UrlKeyError> {
     if name.len() > 253 || name.split('.').any(|label| label.len() > 63) {

@@ -24,7 +24,7 @@ mod rules;
 #[cfg(test)]
 mod tests;
 
-pub use domain::registrable_domain;
+pub use domain::{claimed_domain, registrable_domain};
 pub use error::{RulesError, UrlKeyError};
 pub use keyer::{KeyOptions, UrlKey, UrlKeyer};
 pub use normalize::CID_PARAM;
