@@ -7,7 +7,7 @@ use urltree::corpus::{evaluate, require_shared_dir};
 use urltree::tree::Heuristic;
 
 /// Word-LCS F1 measured on cleanportaleval with `hybrid`, `relaxed-at-domain-500` and `strict`.
-const MEASURED_HYBRID: f64 = 0.938;
+const MEASURED_HYBRID: f64 = 0.937;
 const MEASURED_RELAXED: f64 = 0.827;
 const MEASURED_STRICT: f64 = 0.827;
 
@@ -93,16 +93,16 @@ fn hybrid_decides_cold_start_pages_by_their_structure() {
 /// scrapinghub-aeb are held above): the news streams, the cold-start sets and the documentation
 /// streams, so a change that gains on one kind of stream and loses on another fails here.
 const MEASURED_HYBRID_SETS: [(&str, f64); 10] = [
-    ("crawl-to-the-future", 0.936),
+    ("crawl-to-the-future", 0.930),
     ("dragnet", 0.869),
     ("cleaneval", 0.923),
-    ("debdocs-python", 0.960),
-    ("debdocs-postgresql", 0.955),
-    ("debdocs-rust-books", 0.965),
-    ("debdocs-rust-std", 0.742),
-    ("debdocs-django", 0.912),
-    ("debdocs-glib", 0.904),
-    ("debdocs-octave", 0.943),
+    ("debdocs-python", 0.984),
+    ("debdocs-postgresql", 0.976),
+    ("debdocs-rust-books", 0.968),
+    ("debdocs-rust-std", 0.749),
+    ("debdocs-django", 0.950),
+    ("debdocs-glib", 0.944),
+    ("debdocs-octave", 0.978),
 ];
 
 #[test]
