@@ -17,6 +17,10 @@ use crate::kafka::producer::{log_error, log_to_tracing};
 use crate::kafka::KafkaConfig;
 use crate::record::{DeadLetter, ErrorKind, Source};
 
+/// Longest wait for the brokers to answer before anything is sent (or `message.timeout.ms` when
+/// shorter): a bridge run by hand or by a crawler's job should fail fast when no broker is up.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// The sender could not start or finish.
 #[derive(Debug, Error)]
 pub enum ProduceError {
@@ -24,7 +28,7 @@ pub enum ProduceError {
     #[error("creating the producer: {0}")]
     Create(KafkaError),
     /// No broker answered a metadata request in time.
-    #[error("no broker of {brokers} answered within {timeout:?} (message.timeout.ms): {error}")]
+    #[error("no broker of {brokers} answered within {timeout:?}: {error}")]
     Unreachable {
         /// The bootstrap brokers.
         brokers: String,
@@ -170,12 +174,13 @@ impl Sender {
             .create_with_context(Deliveries(Arc::clone(&shared)))
             .map_err(ProduceError::Create)?;
         let timeout = config.message_timeout();
+        let connect = timeout.min(CONNECT_TIMEOUT);
         let metadata = producer
             .client()
-            .fetch_metadata(Some(topic), timeout)
+            .fetch_metadata(Some(topic), connect)
             .map_err(|error| ProduceError::Unreachable {
                 brokers: config.brokers.clone(),
-                timeout,
+                timeout: connect,
                 error,
             })?;
         let no_topic = |reason: String| ProduceError::NoTopic {
