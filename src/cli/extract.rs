@@ -14,7 +14,7 @@ use anyhow::{bail, Context};
 use indicatif::ProgressBar;
 use urltree::config::Config;
 use urltree::engine::{Outcome, Stats};
-use urltree::local::{Compression, InputSpec, Item, JsonlWriter, RecordSource};
+use urltree::local::{Compression, Item, JsonlWriter};
 use urltree::record::{DeadLetter, Source};
 use urltree::shards::{self, RunError, Sharded};
 
@@ -23,10 +23,8 @@ const EXIT_DEAD_LETTERS: u8 = 1;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Input: a raw-html JSONL file (plain or gzip), a WARC file (plain or gzip), a directory of
-    /// .html and .warc/.warc.gz files, one .html file (with --url), or `-` for stdin (JSONL or
-    /// WARC, told by content, or one HTML page with --url).
-    input: PathBuf,
+    #[command(flatten)]
+    input: super::input::InputArgs,
     /// Output clean-text JSONL (`-` for stdout); a name ending in `.gz` writes gzip, `.zst` zstd.
     #[arg(long, short = 'o', default_value = "-")]
     output: PathBuf,
@@ -46,15 +44,6 @@ pub struct Args {
     /// Include the content rendered as Markdown (overrides `[output] markdown`).
     #[arg(long)]
     markdown: bool,
-    /// Base URL for a directory input (default: the first path component is the host).
-    #[arg(long)]
-    base_url: Option<String>,
-    /// The page's URL when the input is one HTML page (a .html file, or `-` for HTML on stdin).
-    #[arg(long)]
-    url: Option<String>,
-    /// Trust each record's `domain` field when it disagrees with its URL (default: reject).
-    #[arg(long)]
-    trust_record_domain: bool,
     /// Exit with code 1 when any record was dead-lettered (default: 0, the errors file says which).
     #[arg(long)]
     strict: bool,
@@ -227,28 +216,20 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
     if args.markdown {
         config.output.markdown = true;
     }
-    if args.trust_record_domain {
-        config.input.domain_check = urltree::config::DomainCheck::TrustRecord;
-    }
+    args.input.configure(&mut config);
     config.validate()?;
     let errors_path = args
         .errors
         .clone()
         .unwrap_or_else(|| default_errors_path(&args.output));
-    check_paths(&args.input, &args.output, &errors_path)?;
+    check_paths(&args.input.input, &args.output, &errors_path)?;
     let jobs = shards::resolve_jobs(
         &config.state.path,
         args.jobs.map(usize::from),
         std::thread::available_parallelism().map_or(1, usize::from),
     )?;
     // Opened before anything is created, so a missing input leaves no state or output.
-    let mut input = RecordSource::open(&InputSpec {
-        path: args.input.clone(),
-        url: args.url.clone(),
-        base_url: args.base_url.clone(),
-        max_record_bytes: config.input.max_record_bytes,
-        dead_letter_payload_bytes: config.output.dead_letter_payload_bytes,
-    })?;
+    let mut input = args.input.open(&config)?;
     let shards = Sharded::open(&config, jobs)
         .with_context(|| format!("opening state at {}", config.state.path.display()))?;
     let show_progress = !args.quiet && std::io::stderr().is_terminal();

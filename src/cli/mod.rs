@@ -3,6 +3,7 @@
 mod bench;
 mod eval;
 mod extract;
+mod input;
 mod produce;
 mod progress;
 mod run;
@@ -44,9 +45,10 @@ enum Command {
     /// Extract clean text from local files (raw-html JSONL, gzip or plain, or a directory of HTML
     /// files) into clean-text JSONL, keeping the tree in a local RocksDB directory.
     Extract(extract::Args),
-    /// Send local raw-html records (JSONL, gzip or plain) to the input topic, keyed by
-    /// registrable domain with the Java clients' murmur2 partitioner; count a record only once the
-    /// broker acknowledged it, and write the ones that cannot be sent to a dead-letter file.
+    /// Send local pages (raw-html JSONL, WARC or HTML files, as `extract` reads them) to the input
+    /// topic, keyed by registrable domain with the Java clients' murmur2 partitioner; count a
+    /// record only once the broker acknowledged it, and write the ones that cannot be sent to a
+    /// dead-letter file.
     Produce(produce::Args),
     /// Score urltree against a gold corpus (word-LCS and bag-of-words F1).
     Eval(eval::Args),

@@ -14,8 +14,8 @@ use std::time::Instant;
 
 use anyhow::{bail, Context};
 use indicatif::ProgressBar;
-use urltree::config::{Config, DomainCheck};
-use urltree::local::{InputSpec, Item, JsonlWriter, RecordSource};
+use urltree::config::Config;
+use urltree::local::{Item, JsonlWriter};
 use urltree::produce::{Router, Sender, Tally};
 use urltree::record::{DeadLetter, Source};
 
@@ -29,16 +29,8 @@ const REPORT_EVERY: u64 = 256;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Input, as for `urltree extract`: a raw-html JSONL file (plain or gzip), a directory of
-    /// .html files, one .html file (with --url), or `-` for stdin (JSONL, or one HTML page with
-    /// --url).
-    input: PathBuf,
-    /// Base URL for a directory input (default: the first path component is the host).
-    #[arg(long)]
-    base_url: Option<String>,
-    /// The page's URL when the input is one HTML page (a .html file, or `-` for HTML on stdin).
-    #[arg(long)]
-    url: Option<String>,
+    #[command(flatten)]
+    input: super::input::InputArgs,
     /// Topic to produce to (default: `kafka.topics.input`).
     #[arg(long)]
     topic: Option<String>,
@@ -46,9 +38,6 @@ pub struct Args {
     /// `urltree-errors.jsonl`). Created only when there is one.
     #[arg(long)]
     errors: Option<PathBuf>,
-    /// Key a record by its `domain` field when it disagrees with its URL (default: dead letter).
-    #[arg(long)]
-    trust_record_domain: bool,
     /// Exit with code 1 when any record was dead-lettered (default: 0, the errors file says which).
     #[arg(long)]
     strict: bool,
@@ -97,9 +86,7 @@ impl DeadLetters {
 }
 
 pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
-    if args.trust_record_domain {
-        config.input.domain_check = DomainCheck::TrustRecord;
-    }
+    args.input.configure(&mut config);
     config.validate()?;
     let topic = args
         .topic
@@ -112,8 +99,8 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
         .errors
         .clone()
         .unwrap_or_else(|| PathBuf::from("urltree-errors.jsonl"));
-    if args.input != Path::new("-")
-        && errors_path.canonicalize().ok() == args.input.canonicalize().ok()
+    if args.input.input != Path::new("-")
+        && errors_path.canonicalize().ok() == args.input.input.canonicalize().ok()
         && errors_path.exists()
     {
         bail!(
@@ -124,13 +111,7 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
     let router = Router::new(&config).context("loading the URL rules")?;
     let payload_bytes = config.output.dead_letter_payload_bytes;
     // Opened before connecting, so a missing input fails without waiting for the brokers.
-    let mut input = RecordSource::open(&InputSpec {
-        path: args.input.clone(),
-        url: args.url.clone(),
-        base_url: args.base_url.clone(),
-        max_record_bytes: config.input.max_record_bytes,
-        dead_letter_payload_bytes: payload_bytes,
-    })?;
+    let mut input = args.input.open(&config)?;
     let mut sender = Sender::connect(&config.kafka, &topic, payload_bytes)
         .with_context(|| format!("connecting to the brokers for topic {topic:?}"))?;
 
