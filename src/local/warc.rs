@@ -154,6 +154,17 @@ impl WarcReader {
     }
 
     /// What one record is: a page, a dead letter, or skipped for a reason.
+    /// A dead letter for the record of `url` (its URL is all the payload it keeps).
+    fn dead_letter(&self, kind: ErrorKind, message: String, source: Source, url: &str) -> Page {
+        Page::Item(Item::DeadLetter(DeadLetter::new(
+            kind,
+            message,
+            source,
+            url.as_bytes(),
+            self.payload_bytes,
+        )))
+    }
+
     fn page(&self, record: &mut WarcRecord, source: Source) -> io::Result<Page> {
         let is_response = match record.record_type() {
             WarcRecordType::Response => true,
@@ -183,13 +194,7 @@ impl WarcReader {
                 self.max_record_bytes
             );
             consume(record)?;
-            return Ok(Page::Item(Item::DeadLetter(DeadLetter::new(
-                ErrorKind::TooLarge,
-                message,
-                source,
-                url.as_bytes(),
-                self.payload_bytes,
-            ))));
+            return Ok(self.dead_letter(ErrorKind::TooLarge, message, source, &url));
         }
         let mut headers = BTreeMap::new();
         let mut encodings = http::Encodings::default();
@@ -197,13 +202,7 @@ impl WarcReader {
             if let Err(e) = record.parse_http_with_opts(AutoDecode::None, MAX_HEADER_BYTES, true) {
                 consume(record)?;
                 let message = format!("cannot parse the HTTP response headers: {e}");
-                return Ok(Page::Item(Item::DeadLetter(DeadLetter::new(
-                    ErrorKind::InvalidField,
-                    message,
-                    source,
-                    url.as_bytes(),
-                    self.payload_bytes,
-                ))));
+                return Ok(self.dead_letter(ErrorKind::InvalidField, message, source, &url));
             }
             let Some(http) = record.http_headers() else {
                 return Ok(Page::Skipped(skip::NOT_HTML, false));
@@ -251,23 +250,11 @@ impl WarcReader {
                     "decoded payload is over the limit of {} bytes",
                     self.max_record_bytes
                 );
-                return Ok(Page::Item(Item::DeadLetter(DeadLetter::new(
-                    ErrorKind::TooLarge,
-                    message,
-                    source,
-                    url.as_bytes(),
-                    self.payload_bytes,
-                ))));
+                return Ok(self.dead_letter(ErrorKind::TooLarge, message, source, &url));
             }
             Err(http::PayloadError::Corrupt(why)) => {
                 let message = format!("cannot decode the HTTP payload: {why}");
-                return Ok(Page::Item(Item::DeadLetter(DeadLetter::new(
-                    ErrorKind::BadEncoding,
-                    message,
-                    source,
-                    url.as_bytes(),
-                    self.payload_bytes,
-                ))));
+                return Ok(self.dead_letter(ErrorKind::BadEncoding, message, source, &url));
             }
         };
         if content_type.is_none() && !http::looks_like_html(&body) {

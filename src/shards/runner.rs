@@ -29,7 +29,7 @@ use crate::config::Config;
 use crate::engine::{Engine, Input, Outcome, Stats};
 use crate::record::Source;
 use crate::state::StateError;
-use crate::urlkey::{QueryRules, UrlKeyer};
+use crate::urlkey::UrlKeyer;
 
 /// Outcomes a shard's batch sends back, with the shard's totals after it.
 struct Done {
@@ -114,14 +114,11 @@ impl Sharded {
                 })),
             });
         }
-        let rules = match &config.rules.file {
-            Some(path) => QueryRules::load(path).map_err(|e| ShardError::Open {
-                shard: 0,
-                path: path.clone(),
-                source: e.into(),
-            })?,
-            None => QueryRules::paper_default(),
-        };
+        let keyer = crate::engine::keyer(config).map_err(|e| ShardError::Open {
+            shard: 0,
+            path: config.rules.file.clone().unwrap_or_default(),
+            source: e.into(),
+        })?;
         let (result_tx, results) = mpsc::channel();
         let mut senders = Vec::with_capacity(shards);
         let mut threads = Vec::with_capacity(shards);
@@ -144,7 +141,7 @@ impl Sharded {
         let batch_size = config.input.batch_size;
         Ok(Sharded {
             mode: Mode::Threads(Box::new(Pool {
-                keyer: UrlKeyer::new(rules, config.url.clone()),
+                keyer,
                 max_record_bytes: config.input.max_record_bytes,
                 batch_size,
                 max_in_flight: Sharded::max_in_flight(shards, batch_size),

@@ -67,15 +67,6 @@ pub fn is_list_page(
     links as f64 > params.link_dense * text as f64
 }
 
-/// Keeps the link-dense blocks inside the main subtree of a list page.
-pub fn release_inside(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main) {
-    for (block, reason) in blocks.iter().zip(out.iter_mut()) {
-        if *reason == Reason::LinkDense && within(block, main) {
-            *reason = Reason::Unique;
-        }
-    }
-}
-
 /// At a trusted node, keeps each link-dense block inside `main` whose nearest blocks with letters
 /// on both sides are kept: a cross-reference or a type name set as a link between the text's own
 /// sentences and cells (API references link every type they name), where navigation comes as

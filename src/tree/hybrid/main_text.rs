@@ -158,6 +158,17 @@ fn densest_group(
     })
 }
 
+/// Keeps the blocks inside the main subtree that `reason` dropped: a rule that speaks only
+/// outside the main text (template slots, whose paths recur for every paragraph inside it) or
+/// not on a list page (link-dense blocks, which are its content).
+pub fn keep_inside(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main, reason: Reason) {
+    for (block, r) in blocks.iter().zip(out.iter_mut()) {
+        if *r == reason && within(block, main) {
+            *r = Reason::Unique;
+        }
+    }
+}
+
 /// Drops the still-unique blocks outside the main subtree.
 pub fn drop_outside(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main) {
     for (block, reason) in blocks.iter().zip(out.iter_mut()) {

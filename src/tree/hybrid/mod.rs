@@ -250,10 +250,10 @@ fn classify_with(
         return;
     };
     let list_page = params.rules.index_pages && links::is_list_page(blocks, out, main, params);
-    template::release_inside(blocks, out, main);
+    main_text::keep_inside(blocks, out, main, Reason::Template);
     main_text::drop_outside(blocks, out, main);
     if list_page {
-        links::release_inside(blocks, out, main);
+        main_text::keep_inside(blocks, out, main, Reason::LinkDense);
     }
     if params.rules.lone_links && trusted {
         links::keep_lone_links(blocks, out, main);

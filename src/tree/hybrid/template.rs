@@ -4,9 +4,8 @@
 //! the node's support gives them a [`confidence`] of one half. Inside the main subtree, where
 //! every paragraph's path recurs, a short block is kept with its text.
 
-use super::main_text::{within, Main};
 use super::{confidence, Params};
-use crate::tree::{BlockFacts, NodeFacts, Reason};
+use crate::tree::{BlockFacts, NodeFacts};
 
 /// Share of the node's other pages on which an element path must recur to be a template slot.
 pub const TEMPLATE_PATH_SHARE: f64 = 0.8;
@@ -30,16 +29,6 @@ pub fn is_slot(block: &BlockFacts<'_>, node: NodeFacts, params: &Params) -> bool
     let others = node.support.saturating_sub(1) as f64;
     uses_path_count(block.chars, node.support, params)
         && (block.path_count.saturating_sub(1) as f64) >= params.template_path_share * others
-}
-
-/// Inside the main text every paragraph's path recurs: there a short block's path says nothing,
-/// and it is judged like the text around it.
-pub fn release_inside(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main) {
-    for (block, reason) in blocks.iter().zip(out.iter_mut()) {
-        if *reason == Reason::Template && within(block, main) {
-            *reason = Reason::Unique;
-        }
-    }
 }
 
 #[cfg(test)]
