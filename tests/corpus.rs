@@ -96,12 +96,12 @@ const MEASURED_HYBRID_SETS: [(&str, f64); 10] = [
     ("crawl-to-the-future", 0.930),
     ("dragnet", 0.869),
     ("cleaneval", 0.923),
-    ("debdocs-python", 0.984),
-    ("debdocs-postgresql", 0.976),
-    ("debdocs-rust-books", 0.968),
-    ("debdocs-rust-std", 0.749),
-    ("debdocs-django", 0.950),
-    ("debdocs-glib", 0.944),
+    ("debdocs-python", 0.986),
+    ("debdocs-postgresql", 0.977),
+    ("debdocs-rust-books", 0.969),
+    ("debdocs-rust-std", 0.784),
+    ("debdocs-django", 0.952),
+    ("debdocs-glib", 0.970),
     ("debdocs-octave", 0.978),
 ];
 

@@ -3,7 +3,10 @@
 //! that a trusted node leaves of the page is links (an index page): there the links are the
 //! content. At a trusted node, whose counts have removed the site's navigation, a lone link
 //! between kept text is a cross-reference inside the text (an API reference links every type it
-//! names).
+//! names). There, too, a block that mixes its own words with links (a function's signature, a
+//! parameter's row, a sentence naming linked types) is judged by where it sits: kept between the
+//! main text's own paragraphs, dropped at its edges (a "Next: … Up: …" bar), whereas a block of
+//! nothing but links (a menu, a list of headlines) stays navigation wherever it is.
 
 use super::main_text::{within, Main};
 use super::Params;
@@ -18,9 +21,56 @@ pub const LINK_DENSE: f64 = 0.5;
 /// content: nine tenths, so that an article with a list of related links never qualifies.
 pub const INDEX_LINK_SHARE: f64 = 0.9;
 
+/// At a trusted node, a block whose link characters exceed this share of its characters is
+/// nothing but links (a menu item, a headline, a list of them) and navigation by its density
+/// alone: nine tenths, so that a link-dense block with words of its own (the `impl`, `fn` and
+/// parameter names of a signature, the "Next:" of a manual's bar) is judged by its place instead.
+pub const LINK_ONLY: f64 = 0.9;
+
 /// True when most of `block`'s text is link text.
 pub fn is_link_dense(block: &BlockFacts<'_>, params: &Params) -> bool {
     block.link_chars as f64 > params.link_dense * block.chars as f64
+}
+
+/// True when `block` is navigation by its link density alone: most of its text is links on a
+/// page the tree does not yet know, nearly all of it at a `trusted` node (with the
+/// `linked_text` rule on), where the tree has removed the site's repeated navigation and a
+/// link-dense block with words of its own is left to [`drop_linked_text_at_edges`].
+pub fn is_navigation(block: &BlockFacts<'_>, trusted: bool, params: &Params) -> bool {
+    let share = if trusted && params.rules.linked_text {
+        params.link_only
+    } else {
+        params.link_dense
+    };
+    block.link_chars as f64 > share * block.chars as f64
+}
+
+/// Drops each still-unique link-dense block that is not strictly between two kept blocks of the
+/// main subtree `main` whose text is mostly their own: linked text inside the main text (a
+/// signature between a type's descriptions) stays, linked text at its edges or beside it (a
+/// manual's "Next: … Up: …" bar, a byline, a tag list) is navigation. Blocks dropped by other
+/// rules are left as they are.
+pub fn drop_linked_text_at_edges(
+    blocks: &[BlockFacts<'_>],
+    out: &mut [Reason],
+    main: Main,
+    params: &Params,
+) {
+    let own_text = |k: usize, out: &[Reason]| {
+        out[k] == Reason::Unique && within(&blocks[k], main) && !is_link_dense(&blocks[k], params)
+    };
+    let first = (0..blocks.len()).find(|&k| own_text(k, out));
+    let last = (0..blocks.len()).rev().find(|&k| own_text(k, out));
+    for (i, block) in blocks.iter().enumerate() {
+        if out[i] != Reason::Unique || !is_link_dense(block, params) {
+            continue;
+        }
+        let inside =
+            within(block, main) && first.is_some_and(|f| f < i) && last.is_some_and(|l| i < l);
+        if !inside {
+            out[i] = Reason::LinkDense;
+        }
+    }
 }
 
 /// Once a trusted node has removed the navigation, a page whose remaining text is nearly all
@@ -120,6 +170,35 @@ mod tests {
         assert_eq!(run(&blocks, 1)[1], LinkDense);
         let off = Rules::default().without("lone_links").unwrap();
         assert_eq!(run_with(&blocks, 9, off)[1], LinkDense);
+    }
+
+    #[test]
+    fn linked_text_inside_the_main_text_is_kept_at_a_trusted_node() {
+        // An API reference's item: article div(7) > p(8) description, h4(9) a signature whose
+        // type names are links (`impl Div<f32> for f32`: 40 of 60 characters), td(10) a
+        // parameter row (30 of 45), p(11) description; then two related links (li 12, 13, all
+        // links) and a "Next: … Up: …" bar (p 14, 50 of 60) after the text.
+        let at = |e: u32| [0, 1, 7, e];
+        let els: Vec<[u32; 4]> = (8..15).map(at).collect();
+        let blocks = [
+            block(&els[0], 300, 0, 1, 9),
+            block(&els[1], 60, 40, 1, 9),
+            block(&els[2], 45, 30, 1, 9),
+            block(&els[3], 250, 0, 1, 9),
+            block(&els[4], 60, 60, 1, 9),
+            block(&els[5], 60, 60, 1, 9),
+            block(&els[6], 60, 50, 1, 9),
+        ];
+        use Reason::*;
+        assert_eq!(
+            run(&blocks, 9),
+            vec![Unique, Unique, Unique, Unique, LinkDense, LinkDense, LinkDense]
+        );
+        // On a domain's first page, and with the rule off, link density alone decides: the run
+        // of two linked blocks is no lone link.
+        assert_eq!(run(&blocks, 1)[1..3], [LinkDense, LinkDense]);
+        let off = Rules::default().without("linked_text").unwrap();
+        assert_eq!(run_with(&blocks, 9, off)[1..3], [LinkDense, LinkDense]);
     }
 
     #[test]

@@ -9,8 +9,9 @@
 //! - [`template`]: a short block in an element path that recurs on nearly every page of a trusted
 //!   node is a template slot (Alarte et al., ETDM);
 //! - [`links`]: a block mostly made of link text is navigation, unless the page is an index whose
-//!   links are its content, or, at a trusted node, a lone link between kept text (Kohlschütter
-//!   et al. 2010; Gottron 2008);
+//!   links are its content, or, at a trusted node, a lone link between kept text or text that
+//!   mixes its own words with links inside the main text (Kohlschütter et al. 2010; Gottron
+//!   2008);
 //! - [`markup`]: regions the markup marks as navigation, sidebars or comments (readability's and
 //!   trafilatura's cues, ARIA landmark roles);
 //! - [`main_text`]: the DOM subtree holding the main text (Viveros-Jiménez et al. 2018);
@@ -56,6 +57,9 @@ pub struct Rules {
     pub index_pages: bool,
     /// [`links`]: at a trusted node, a lone link between kept text is part of it.
     pub lone_links: bool,
+    /// [`links`]: at a trusted node, a block mixing its own words with links is judged by its
+    /// place inside the main text, not by its link density.
+    pub linked_text: bool,
     /// [`markup`]: regions marked as navigation, sidebars, comments are dropped.
     pub markup: bool,
     /// [`main_text`]: blocks outside the main subtree are dropped.
@@ -75,6 +79,7 @@ impl Default for Rules {
             links: true,
             index_pages: true,
             lone_links: true,
+            linked_text: true,
             markup: true,
             main_subtree: true,
             within_text: true,
@@ -86,11 +91,12 @@ impl Default for Rules {
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 9] = [
+    pub const NAMES: [&'static str; 10] = [
         "template",
         "links",
         "index_pages",
         "lone_links",
+        "linked_text",
         "markup",
         "main_subtree",
         "within_text",
@@ -105,6 +111,7 @@ impl Rules {
             "links" => &mut self.links,
             "index_pages" => &mut self.index_pages,
             "lone_links" => &mut self.lone_links,
+            "linked_text" => &mut self.linked_text,
             "markup" => &mut self.markup,
             "main_subtree" => &mut self.main_subtree,
             "within_text" => &mut self.within_text,
@@ -127,6 +134,8 @@ pub struct Params {
     pub template_share: f64,
     /// See [`links::LINK_DENSE`].
     pub link_dense: f64,
+    /// See [`links::LINK_ONLY`].
+    pub link_only: f64,
     /// See [`main_text::GROUP_LEVEL`].
     pub group_level: usize,
     /// See [`template::TEMPLATE_PATH_SHARE`].
@@ -149,6 +158,7 @@ impl Default for Params {
             support_half: SUPPORT_HALF,
             template_share: repetition::TEMPLATE_SHARE,
             link_dense: links::LINK_DENSE,
+            link_only: links::LINK_ONLY,
             group_level: main_text::GROUP_LEVEL,
             template_path_share: template::TEMPLATE_PATH_SHARE,
             template_slot_chars: template::TEMPLATE_SLOT_CHARS,
@@ -234,14 +244,20 @@ fn classify_with(
     out.extend(
         blocks
             .iter()
-            .map(|block| block_verdict(block, node, params)),
+            .map(|block| block_verdict(block, node, trusted, params)),
     );
     if params.rules.markup {
         markup::drop_marked(blocks, out);
     }
     let index_page =
         params.rules.index_pages && links::keep_index_links(blocks, out, trusted, params);
+    // Linked text is judged by its place in the main text, except on an index or list page,
+    // whose links are its content.
+    let linked_text = params.rules.links && params.rules.linked_text && trusted && !index_page;
     if !params.rules.main_subtree {
+        if linked_text {
+            links::drop_linked_text_at_edges(blocks, out, Main::Page, params);
+        }
         finish(blocks, out, Main::Page, params);
         return;
     }
@@ -254,6 +270,9 @@ fn classify_with(
     main_text::drop_outside(blocks, out, main);
     if list_page {
         main_text::keep_inside(blocks, out, main, Reason::LinkDense);
+    }
+    if linked_text && !list_page {
+        links::drop_linked_text_at_edges(blocks, out, main, params);
     }
     if params.rules.lone_links && trusted {
         links::keep_lone_links(blocks, out, main);
@@ -271,13 +290,20 @@ fn finish(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main, params: &Pa
     }
 }
 
-/// A block's verdict from its own facts: no letters, repeated at the node, link-dense, a
-/// template slot, or unique.
-fn block_verdict(block: &BlockFacts<'_>, node: NodeFacts, params: &Params) -> Reason {
+/// A block's verdict from its own facts: no letters, repeated at the node, link-dense (at a
+/// `trusted` node, nearly all links), a template slot, or unique.
+fn block_verdict(
+    block: &BlockFacts<'_>,
+    node: NodeFacts,
+    trusted: bool,
+    params: &Params,
+) -> Reason {
     match block.count {
         None => Reason::NoLetters,
         Some(count) if repetition::is_repeated(count, node, params) => Reason::Repeated,
-        Some(_) if params.rules.links && links::is_link_dense(block, params) => Reason::LinkDense,
+        Some(_) if params.rules.links && links::is_navigation(block, trusted, params) => {
+            Reason::LinkDense
+        }
         Some(_) if params.rules.template && template::is_slot(block, node, params) => {
             Reason::Template
         }
