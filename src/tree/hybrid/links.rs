@@ -27,9 +27,14 @@ pub const INDEX_LINK_SHARE: f64 = 0.9;
 /// parameter names of a signature, the "Next:" of a manual's bar) is judged by its place instead.
 pub const LINK_ONLY: f64 = 0.9;
 
+/// True when more than `share` of `block`'s characters are link text.
+fn links_exceed(block: &BlockFacts<'_>, share: f64) -> bool {
+    block.link_chars as f64 > share * block.chars as f64
+}
+
 /// True when most of `block`'s text is link text.
 pub fn is_link_dense(block: &BlockFacts<'_>, params: &Params) -> bool {
-    block.link_chars as f64 > params.link_dense * block.chars as f64
+    links_exceed(block, params.link_dense)
 }
 
 /// True when `block` is navigation by its link density alone: most of its text is links on a
@@ -42,7 +47,7 @@ pub fn is_navigation(block: &BlockFacts<'_>, trusted: bool, params: &Params) -> 
     } else {
         params.link_dense
     };
-    block.link_chars as f64 > share * block.chars as f64
+    links_exceed(block, share)
 }
 
 /// Drops each still-unique link-dense block that is not strictly between two kept blocks of the
