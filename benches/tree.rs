@@ -64,7 +64,7 @@ fn bench(c: &mut Criterion) {
                     let supports = txn.supports(&fp.nodes).expect("supports");
                     let choice = Heuristic::default().choose(&supports);
                     let counts = txn
-                        .counts(fp.nodes[choice.depth], &fp.blocks)
+                        .counts(fp.nodes[0], fp.nodes[choice.depth], &fp.blocks)
                         .expect("counts");
                     std::hint::black_box(counts);
                 }

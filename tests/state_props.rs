@@ -199,8 +199,10 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 12, .. ProptestConfig::default() })]
 
     /// Whatever order inserts, new versions, forgets, flushes and compactions come in, the state on
-    /// disk holds exactly what a fresh state of the retained documents holds (no counter left at
-    /// zero, path counters included) and takes the same room.
+    /// disk holds exactly the counts a fresh state of the retained documents holds (no counter left
+    /// at zero, path counters included) and about the same room: a block that two documents held
+    /// and one forgot stays counted below the root of the other's branch, where a fresh state
+    /// counts it at the root alone, so the streamed state may be a little larger, never smaller.
     #[test]
     fn the_state_on_disk_is_that_of_the_retained_documents(ops in prop::collection::vec(op_strategy(), 1..80)) {
         let (_dir, store) = open();
@@ -212,7 +214,7 @@ proptest! {
         prop_assert_eq!(&streamed, &dump(&fresh));
         prop_assert_eq!(&dump(&store), &streamed);
         let (a, b) = (store.sizes().unwrap().sst_bytes, fresh.sizes().unwrap().sst_bytes);
-        prop_assert!(a.abs_diff(b) <= b / 100 + 512, "streamed {} bytes, fresh {} bytes", a, b);
+        prop_assert!(a + b / 100 + 512 >= b && a <= b + b / 5 + 512, "streamed {} bytes, fresh {} bytes", a, b);
     }
 }
 
@@ -317,11 +319,12 @@ fn reads_see_the_pending_batch_and_commit_is_atomic() {
             vec![1; branch.ids.len()]
         );
         assert_eq!(
-            txn.counts(branch.ids[1], &fp.blocks).unwrap(),
+            txn.counts(branch.ids[0], branch.ids[1], &fp.blocks)
+                .unwrap(),
             vec![1, 1, 1]
         );
         assert_eq!(
-            txn.counts(branch.ids[1], &fp.paths).unwrap(),
+            txn.counts(branch.ids[0], branch.ids[1], &fp.paths).unwrap(),
             vec![1, 1],
             "each distinct element path counts once per page"
         );
@@ -338,7 +341,8 @@ fn reads_see_the_pending_batch_and_commit_is_atomic() {
     txn.commit().unwrap();
     let mut txn = store.begin();
     assert_eq!(
-        txn.counts(branch.ids[0], &fp.blocks).unwrap(),
+        txn.counts(branch.ids[0], branch.ids[0], &fp.blocks)
+            .unwrap(),
         vec![1, 1, 1]
     );
     assert_eq!(txn.domain(page.domain_id()).unwrap().held(), 1);
@@ -371,7 +375,7 @@ fn state_survives_reopening() {
     let branch = pages[0].branch();
     assert_eq!(txn.supports(&branch.ids[..2]).unwrap(), vec![5, 5]);
     assert_eq!(
-        txn.counts(branch.ids[1], &[[1; 8], [2; 8], [3; 8]])
+        txn.counts(branch.ids[0], branch.ids[1], &[[1; 8], [2; 8], [3; 8]])
             .unwrap(),
         vec![5, 5, 0]
     );
@@ -381,7 +385,10 @@ fn state_survives_reopening() {
         path_key(ELEMENT_PATHS[1]),
         path_key(ELEMENT_PATHS[2]),
     ];
-    assert_eq!(txn.counts(branch.ids[1], &paths).unwrap(), vec![3, 2, 0]);
+    assert_eq!(
+        txn.counts(branch.ids[0], branch.ids[1], &paths).unwrap(),
+        vec![3, 2, 0]
+    );
 }
 
 #[test]
@@ -399,9 +406,101 @@ fn forgetting_subtracts_path_counts() {
     insert_all(&store, &pages, 2);
     let root = pages[0].domain_id();
     let keys = pages[0].path_keys();
-    assert_eq!(store.begin().counts(root, &keys).unwrap(), vec![3, 3]);
+    assert_eq!(store.begin().counts(root, root, &keys).unwrap(), vec![3, 3]);
     forget_domain_docs(&store, root, 1, 1);
-    assert_eq!(store.begin().counts(root, &keys).unwrap(), vec![2, 2]);
+    assert_eq!(store.begin().counts(root, root, &keys).unwrap(), vec![2, 2]);
     forget_domain_docs(&store, root, 2, 1);
     assert_eq!(dump(&store), StateDump::default());
+}
+
+/// Counts by (node, key) of the documents `docs` holds, as the paper defines them: at each node,
+/// the number of documents through it that hold the block (or element path).
+fn model_counts<'a>(
+    docs: impl Iterator<Item = &'a Fingerprint>,
+) -> std::collections::HashMap<(NodeId, BlockKey), u64> {
+    let mut counts = std::collections::HashMap::new();
+    for fp in docs {
+        for node in &fp.nodes {
+            for key in fp.blocks.iter().chain(&fp.paths) {
+                *counts.entry((*node, *key)).or_insert(0) += 1;
+            }
+        }
+    }
+    counts
+}
+
+/// Every count a reader can ask for — at each node of every domain's branches, for every block
+/// and element path the pages use, and for keys no page has — against the model.
+fn assert_reads_match(
+    txn: &mut urltree::state::Txn<'_>,
+    model: &std::collections::HashMap<(NodeId, BlockKey), u64>,
+    pages: &[Page],
+) -> Result<(), TestCaseError> {
+    let mut keys: Vec<BlockKey> = (0u8..14).map(|b| [b; 8]).collect();
+    keys.extend(ELEMENT_PATHS.iter().map(|p| path_key(p)));
+    for page in pages {
+        let branch = page.branch();
+        let root = branch.root();
+        for &node in branch.stored() {
+            let read = txn.counts(root, node, &keys).unwrap();
+            let want: Vec<u64> = keys
+                .iter()
+                .map(|k| model.get(&(node, *k)).copied().unwrap_or(0))
+                .collect();
+            prop_assert_eq!(read, want, "node {:?} of {:?}", node, branch.names);
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+
+    /// Reads of `c(b)` at any node, in the pending batch and after commits, equal the counts of
+    /// the documents held, whether a block is held by one document (counted at its root alone) or
+    /// by several, and however it got there (new versions, forgetting, second holders).
+    #[test]
+    fn reads_at_every_node_count_the_documents_held(ops in prop::collection::vec(op_strategy(), 1..60)) {
+        let (_dir, store) = open();
+        let mut held: Vec<Fingerprint> = Vec::new();
+        let mut pages: Vec<Page> = Vec::new();
+        let mut txn = store.begin();
+        for (i, op) in ops.iter().enumerate() {
+            match op {
+                Op::Insert(page) => {
+                    let fp = page.fingerprint(i as i64);
+                    if let Some((seq, old)) = txn.held(page.domain_id(), &fp.url_key).unwrap() {
+                        txn.forget(page.domain_id(), seq, &old).unwrap();
+                        let at = held.iter().position(|f| *f == old).unwrap();
+                        held.remove(at);
+                    }
+                    txn.insert(page.domain_id(), &fp).unwrap();
+                    held.push(fp);
+                    pages.push(page.clone());
+                }
+                Op::Forget(domain, n) => {
+                    let domain = Branch::from_names(vec![DOMAINS[*domain].to_owned()]).root();
+                    for _ in 0..*n {
+                        if let Some(gone) = txn.forget_oldest(domain).unwrap() {
+                            let at = held.iter().position(|f| *f == gone).unwrap();
+                            held.remove(at);
+                        }
+                    }
+                }
+                Op::Commit | Op::Flush | Op::Compact => {
+                    assert_reads_match(&mut txn, &model_counts(held.iter()), &pages)?;
+                    std::mem::replace(&mut txn, store.begin()).commit().unwrap();
+                    match op {
+                        Op::Flush => store.flush().unwrap(),
+                        Op::Compact => store.compact().unwrap(),
+                        _ => {}
+                    }
+                    assert_reads_match(&mut store.begin(), &model_counts(held.iter()), &pages)?;
+                }
+            }
+        }
+        assert_reads_match(&mut txn, &model_counts(held.iter()), &pages)?;
+        txn.commit().unwrap();
+        assert_reads_match(&mut store.begin(), &model_counts(held.iter()), &pages)?;
+    }
 }

@@ -45,12 +45,12 @@ pub(super) fn look_up(
     let stored = if choice.depth == branch.leaf_depth() {
         vec![1; wanted]
     } else if paths.is_empty() {
-        txn.counts(branch.ids[choice.depth], &fp.blocks)?
+        txn.counts(branch.root(), branch.ids[choice.depth], &fp.blocks)?
     } else {
         let mut keys = Vec::with_capacity(wanted);
         keys.extend_from_slice(&fp.blocks);
         keys.extend_from_slice(&paths);
-        txn.counts(branch.ids[choice.depth], &keys)?
+        txn.counts(branch.root(), branch.ids[choice.depth], &keys)?
     };
     let (text_counts, path_counts) = stored.split_at(fp.blocks.len().min(stored.len()));
     let count_of = |key: BlockKey| -> u64 {

@@ -20,7 +20,7 @@ pub use keys::DomainMeta;
 pub use rebuild::{Rebuild, RebuildStats};
 pub use txn::Txn;
 
-use crate::tree::NodeId;
+use crate::tree::{Fingerprint, NodeId};
 
 /// Tuning of the RocksDB instance, from the `[state]` section of the config.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -248,7 +248,12 @@ impl Store {
             for item in self.db.iterator_cf(&cf, rocksdb::IteratorMode::Start) {
                 let (key, value) = item.map_err(db_err("iterating"))?;
                 match name {
-                    "counts" => dump.counts.push((key.to_vec(), counter::decode(&value))),
+                    "counts" => match counter::Tally::decode(Some(&value)) {
+                        counter::Tally::Single(seq) => {
+                            dump.counts.extend(self.single_counts(&key, seq)?);
+                        }
+                        _ => dump.counts.push((key.to_vec(), counter::decode(&value))),
+                    },
                     "support" => dump.supports.push((key.to_vec(), counter::decode(&value))),
                     "docs" => dump.docs.push(value.to_vec()),
                     "seen" => dump.seen.push(key.to_vec()),
@@ -264,7 +269,37 @@ impl Store {
                 }
             }
         }
+        dump.counts.sort_unstable();
         Ok(dump)
+    }
+
+    /// The counters a root tally of one document stands for: 1 at every node of its branch.
+    fn single_counts(&self, root_key: &[u8], seq: u64) -> Result<Vec<(Vec<u8>, i64)>, StateError> {
+        let corrupt = |detail: String| StateError::Corrupt {
+            cf: "counts",
+            detail,
+        };
+        let (Some(root), Some(block)) = (root_key.get(..8), root_key.get(8..)) else {
+            return Err(corrupt(format!("{}-byte key", root_key.len())));
+        };
+        let mut domain = [0u8; 8];
+        domain.copy_from_slice(root);
+        let docs = self.cf("docs")?;
+        let bytes = self
+            .db
+            .get_cf(&docs, keys::doc_key(NodeId(domain), seq))
+            .map_err(db_err("reading a document"))?
+            .ok_or_else(|| {
+                corrupt(format!(
+                    "a block is held by document {seq}, which is missing"
+                ))
+            })?;
+        let fp = Fingerprint::decode(&bytes).map_err(|e| corrupt(e.to_string()))?;
+        Ok(fp
+            .nodes
+            .iter()
+            .map(|node| ([&node.0[..], block].concat(), 1))
+            .collect())
     }
 }
 

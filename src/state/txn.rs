@@ -5,8 +5,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use rocksdb::{IngestExternalFileOptions, Options, SstFileWriter, WriteBatch, WriteOptions};
 
+use super::counter::{self, Tally};
 use super::keys::{self, DomainMeta};
-use super::{counter, db_err, StateError, Store};
+use super::{db_err, StateError, Store};
 use crate::tree::{BlockKey, Fingerprint, NodeId};
 
 /// Hashes counter keys, which are already MD5-derived and uniformly distributed, by folding their
@@ -39,7 +40,12 @@ type KeyMap<K, V> = HashMap<K, V, BuildHasherDefault<FoldHasher>>;
 /// dropping a `Txn` discards the batch.
 pub struct Txn<'s> {
     store: &'s Store,
+    /// Pending deltas of counters below the domain roots (blocks held by several documents).
     counts: KeyMap<[u8; 16], i64>,
+    /// The root tallies this batch read or changed: as stored, and as they are now.
+    tallies: KeyMap<[u8; 16], (Tally, Tally)>,
+    /// The nodes of documents whose branch a [`Tally::Single`] stands for, by domain and sequence.
+    doc_nodes: HashMap<(NodeId, u64), Vec<NodeId>>,
     supports: KeyMap<[u8; 8], i64>,
     docs: HashMap<[u8; 16], Option<Vec<u8>>>,
     seen: HashMap<[u8; 24], Option<u64>>,
@@ -55,6 +61,8 @@ impl<'s> Txn<'s> {
         Txn {
             store,
             counts: KeyMap::default(),
+            tallies: KeyMap::default(),
+            doc_nodes: HashMap::new(),
             supports: KeyMap::default(),
             docs: HashMap::new(),
             seen: HashMap::new(),
@@ -138,11 +146,12 @@ impl<'s> Txn<'s> {
             meta.newest_ms.max(fp.time_ms)
         };
         self.set_domain(domain, meta);
-        self.apply(fp, 1);
         self.docs
             .insert(keys::doc_key(domain, seq), Some(fp.encode()));
         self.seen
             .insert(keys::seen_key(domain, &fp.url_key), Some(seq));
+        self.doc_nodes.insert((domain, seq), fp.nodes.clone());
+        self.apply(domain, seq, fp, 1)?;
         Ok(seq)
     }
 
@@ -214,8 +223,7 @@ impl<'s> Txn<'s> {
             meta.gaps += 1;
         }
         self.set_domain(domain, meta);
-        self.apply(fp, -1);
-        Ok(())
+        self.apply(domain, seq, fp, -1)
     }
 
     fn set_domain(&mut self, domain: NodeId, meta: DomainMeta) {
@@ -225,20 +233,114 @@ impl<'s> Txn<'s> {
         self.domains.insert(domain, meta);
     }
 
-    fn apply(&mut self, fp: &Fingerprint, sign: i64) {
-        if sign < 0 {
-            if let Some(root) = fp.nodes.first() {
-                for node in &fp.nodes {
-                    self.roots.insert(node.0, root.0);
+    /// Adds (`sign` 1) or removes (`sign` -1) document `seq` of `domain`: its support on every
+    /// node of its branch, and its blocks and element paths as [`Tally`] rules: at the root only
+    /// while one document holds a block, at every node of every holder's branch from the second.
+    fn apply(
+        &mut self,
+        domain: NodeId,
+        seq: u64,
+        fp: &Fingerprint,
+        sign: i64,
+    ) -> Result<(), StateError> {
+        let Some((root, below)) = fp.nodes.split_first() else {
+            return Ok(());
+        };
+        for node in &fp.nodes {
+            *self.supports.entry(node.0).or_insert(0) += sign;
+            if sign < 0 {
+                self.roots.insert(node.0, root.0);
+            }
+        }
+        let blocks: Vec<[u8; 16]> = fp
+            .blocks
+            .iter()
+            .chain(&fp.paths)
+            .map(|b| keys::count_key(*root, b))
+            .collect();
+        self.load_tallies(&blocks)?;
+        for (key, block) in blocks.iter().zip(fp.blocks.iter().chain(&fp.paths)) {
+            let now = self.tallies.get(key).map_or(Tally::Absent, |t| t.1);
+            let next = match (now, sign > 0) {
+                (Tally::Absent, true) => Tally::Single(seq),
+                (Tally::Single(first), true) => {
+                    // A second holder: the first one's branch is counted from now on.
+                    let first_nodes = self.nodes_of(domain, first)?;
+                    for node in first_nodes.iter().skip(1) {
+                        *self
+                            .counts
+                            .entry(keys::count_key(*node, block))
+                            .or_insert(0) += 1;
+                    }
+                    Tally::Counted(2)
+                }
+                (Tally::Counted(n), true) => Tally::Counted(n + 1),
+                (Tally::Single(holder), false) if holder == seq => Tally::Absent,
+                (Tally::Single(holder), false) => {
+                    return Err(StateError::Corrupt {
+                        cf: "counts",
+                        detail: format!(
+                            "forgetting document {seq}, but a block is held by document {holder} \
+                             alone"
+                        ),
+                    })
+                }
+                (Tally::Counted(n), false) if n > 1 => Tally::Counted(n - 1),
+                // The last holder, or a counter already gone: nothing is left at any node.
+                (Tally::Counted(_) | Tally::Absent, false) => Tally::Absent,
+            };
+            if matches!(now, Tally::Counted(_)) || matches!(next, Tally::Counted(_)) {
+                for node in below {
+                    *self
+                        .counts
+                        .entry(keys::count_key(*node, block))
+                        .or_insert(0) += sign;
                 }
             }
-        }
-        for &node in &fp.nodes {
-            *self.supports.entry(node.0).or_insert(0) += sign;
-            for block in fp.blocks.iter().chain(&fp.paths) {
-                *self.counts.entry(keys::count_key(node, block)).or_insert(0) += sign;
+            if let Some(entry) = self.tallies.get_mut(key) {
+                entry.1 = next;
             }
         }
+        Ok(())
+    }
+
+    /// Reads the stored root tallies of `keys` that this batch has not read yet (one multi-get).
+    fn load_tallies(&mut self, keys: &[[u8; 16]]) -> Result<(), StateError> {
+        let mut missing: Vec<[u8; 16]> = keys
+            .iter()
+            .filter(|k| !self.tallies.contains_key(*k))
+            .copied()
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        missing.sort_unstable();
+        missing.dedup();
+        let handle = self.store.cf("counts")?;
+        let stored = self
+            .store
+            .db()
+            .batched_multi_get_cf(&handle, &missing, true);
+        for (key, value) in missing.iter().zip(stored) {
+            let value = value.map_err(db_err("reading counters"))?;
+            let tally = Tally::decode(value.as_deref());
+            self.tallies.insert(*key, (tally, tally));
+        }
+        Ok(())
+    }
+
+    /// The branch of document `seq` of `domain`, root first: from this batch or its stored
+    /// fingerprint.
+    fn nodes_of(&mut self, domain: NodeId, seq: u64) -> Result<Vec<NodeId>, StateError> {
+        if let Some(nodes) = self.doc_nodes.get(&(domain, seq)) {
+            return Ok(nodes.clone());
+        }
+        let fp = self.doc(domain, seq)?.ok_or_else(|| StateError::Corrupt {
+            cf: "counts",
+            detail: format!("a block is held by document {seq}, which is missing"),
+        })?;
+        self.doc_nodes.insert((domain, seq), fp.nodes.clone());
+        Ok(fp.nodes)
     }
 
     /// The supports `n_s` of `nodes`, in order, including this batch's changes.
@@ -247,11 +349,47 @@ impl<'s> Txn<'s> {
         self.read_counters("support", &keys, &self.supports)
     }
 
-    /// The counts `c(b)` of `blocks` at `node`, in order, including this batch's changes. Text keys
-    /// and path keys ([`crate::tree::path_key`]) share the counter space, so one call reads both.
-    pub fn counts(&mut self, node: NodeId, blocks: &[BlockKey]) -> Result<Vec<u64>, StateError> {
+    /// The counts `c(b)` of `blocks` at `node` of the domain rooted at `root`, in order, including
+    /// this batch's changes. Text keys and path keys ([`crate::tree::path_key`]) share the counter
+    /// space, so one call reads both.
+    pub fn counts(
+        &mut self,
+        root: NodeId,
+        node: NodeId,
+        blocks: &[BlockKey],
+    ) -> Result<Vec<u64>, StateError> {
+        let root_keys: Vec<[u8; 16]> = blocks.iter().map(|b| keys::count_key(root, b)).collect();
+        if node == root {
+            self.load_tallies(&root_keys)?;
+            return Ok(root_keys
+                .iter()
+                .map(|k| self.tallies.get(k).map_or(0, |t| t.1.count()) as u64)
+                .collect());
+        }
         let keys: Vec<[u8; 16]> = blocks.iter().map(|b| keys::count_key(node, b)).collect();
-        self.read_counters("counts", &keys, &self.counts)
+        let mut values = self.read_counters("counts", &keys, &self.counts)?;
+        // A block nothing is stored for below the root may be held by one document alone.
+        let uncounted: Vec<[u8; 16]> = values
+            .iter()
+            .zip(&root_keys)
+            .filter(|(v, _)| **v == 0)
+            .map(|(_, k)| *k)
+            .collect();
+        if uncounted.is_empty() {
+            return Ok(values);
+        }
+        self.load_tallies(&uncounted)?;
+        for (value, key) in values.iter_mut().zip(&root_keys) {
+            if *value != 0 {
+                continue;
+            }
+            if let Some((_, Tally::Single(holder))) = self.tallies.get(key).copied() {
+                if self.nodes_of(root, holder)?.contains(&node) {
+                    *value = 1;
+                }
+            }
+        }
+        Ok(values)
     }
 
     /// Stored values of counter `keys` (one multi-get) plus the batch's pending deltas.
@@ -291,6 +429,80 @@ impl<'s> Txn<'s> {
         self.progress.insert(source.to_owned(), next_offset);
     }
 
+    /// The root tallies this batch changed, with their new value.
+    fn changed_tallies(&self) -> impl Iterator<Item = ([u8; 16], Tally)> + '_ {
+        self.tallies
+            .iter()
+            .filter(|(_, (stored, now))| stored != now)
+            .map(|(key, (_, now))| (*key, *now))
+    }
+
+    /// Adds the batch's block counters to `batch`, keys sorted (the memtable's skip list then
+    /// inserts each one next to the previous one instead of searching from the top).
+    ///
+    /// A changed root tally is written whole, or deleted when no document holds its block any
+    /// more. Below the roots, a raised counter gets its delta as a merge operand, a blind write; a
+    /// lowered one is written whole, and deleted when it reaches zero, so a counter that returns
+    /// to zero leaves nothing behind, whatever order merges and compactions run in: the state on
+    /// disk is bounded by the documents retained, not by those forgotten. A lowered counter whose
+    /// root tally is now absent is deleted unread (no node counts a block more often than its
+    /// root); the others are read in one multi-get.
+    fn write_counts(&self, batch: &mut WriteBatch) -> Result<(), StateError> {
+        let handle = self.store.cf("counts")?;
+        let gone_at_root = |key: &[u8; 16]| -> bool {
+            let Some(root) = self.roots.get(&key[..8]) else {
+                return false;
+            };
+            let mut root_key = *key;
+            root_key[..8].copy_from_slice(root);
+            matches!(self.tallies.get(&root_key), Some((_, Tally::Absent)))
+        };
+        let mut to_read: Vec<[u8; 16]> = self
+            .counts
+            .iter()
+            .filter(|(key, d)| **d < 0 && !gone_at_root(key))
+            .map(|(key, _)| *key)
+            .collect();
+        to_read.sort_unstable();
+        let mut read = Vec::with_capacity(to_read.len());
+        for value in self
+            .store
+            .db()
+            .batched_multi_get_cf(&handle, &to_read, true)
+        {
+            let value = value.map_err(db_err("reading counters"))?;
+            read.push(value.map(|v| counter::decode(&v)).unwrap_or(0));
+        }
+        let mut writes: Vec<([u8; 16], Option<Vec<u8>>, bool)> = Vec::new();
+        for (key, delta) in &self.counts {
+            match *delta {
+                0 => {}
+                d if d > 0 => writes.push((*key, Some(counter::encode(d).to_vec()), true)),
+                d => {
+                    let value = match to_read.binary_search(key) {
+                        Ok(i) => read[i] + d,
+                        Err(_) => 0,
+                    };
+                    let value = (value > 0).then(|| counter::encode(value).to_vec());
+                    writes.push((*key, value, false));
+                }
+            }
+        }
+        writes.extend(
+            self.changed_tallies()
+                .map(|(key, tally)| (key, tally.encode(), false)),
+        );
+        writes.sort_unstable_by_key(|w| w.0);
+        for (key, value, merge) in writes {
+            match value {
+                Some(value) if merge => batch.merge_cf(&handle, key, value),
+                Some(value) => batch.put_cf(&handle, key, value),
+                None => batch.delete_cf(&handle, key),
+            }
+        }
+        Ok(())
+    }
+
     /// Writes every change of the batch as one sorted table file per column family, ingested
     /// directly below the memtables: a bulk load many times faster than [`Txn::commit`] for large
     /// batches. The column families are ingested one after the other, the progress last, so the
@@ -298,15 +510,21 @@ impl<'s> Txn<'s> {
     /// changes without progress (a restore, the one user, then starts over).
     pub fn ingest(self) -> Result<(), StateError> {
         let store = self.store;
-        let mut counts: Vec<_> = self.counts.iter().filter(|(_, d)| **d != 0).collect();
-        counts.sort_unstable_by_key(|(key, _)| **key);
-        ingest_sorted(
-            store,
-            "counts",
-            counts
-                .iter()
-                .map(|(k, d)| (&k[..], Sst::Merge(counter::encode(**d)))),
-        )?;
+        let mut counts: Vec<([u8; 16], Sst)> = self
+            .counts
+            .iter()
+            .filter(|(_, d)| **d != 0)
+            .map(|(k, d)| (*k, Sst::Merge(counter::encode(*d))))
+            .chain(self.changed_tallies().map(|(key, tally)| {
+                let op = match tally.encode() {
+                    Some(value) => Sst::Put(value),
+                    None => Sst::Delete,
+                };
+                (key, op)
+            }))
+            .collect();
+        counts.sort_unstable_by_key(|(key, _)| *key);
+        ingest_sorted(store, "counts", counts.into_iter())?;
         let mut supports: Vec<_> = self.supports.iter().filter(|(_, d)| **d != 0).collect();
         supports.sort_unstable_by_key(|(node, _)| **node);
         ingest_sorted(
@@ -376,12 +594,7 @@ impl<'s> Txn<'s> {
         let store = self.store;
         let mut batch = WriteBatch::default();
         let roots = &self.roots;
-        write_counters(store, &mut batch, "counts", &self.counts, |key| {
-            let root = roots.get(&key[..8])?;
-            let mut root_key = *key;
-            root_key[..8].copy_from_slice(root);
-            Some(root_key)
-        })?;
+        self.write_counts(&mut batch)?;
         write_counters(store, &mut batch, "support", &self.supports, |node| {
             roots.get(node).copied()
         })?;
@@ -423,8 +636,9 @@ impl<'s> Txn<'s> {
     }
 }
 
-/// Adds a batch's counter deltas to `batch`, keys sorted (the memtable's skip list then inserts
-/// each one next to the previous one instead of searching from the top).
+/// Adds a batch's support deltas (`n_s`) to `batch`, keys sorted (the memtable's skip list then
+/// inserts each one next to the previous one instead of searching from the top). Block counters
+/// follow the same rules with the root tallies in hand (`Txn::write_counts`).
 ///
 /// A counter the batch raises gets its delta as a merge operand, a blind write. A counter it
 /// lowers is written whole, and deleted when it reaches zero: a counter that returns to zero
@@ -435,8 +649,7 @@ impl<'s> Txn<'s> {
 /// so no node's counter exceeds its root's (`root_of` maps a counter key to the same counter at
 /// its domain root; the batch's forgotten documents name every node it needs): the first round
 /// reads the roots, and where a root falls to zero every counter under it does too, unread. The
-/// second round reads the rest. A block found on one page only, most of a forgotten article,
-/// costs one read instead of one per node of its branch.
+/// second round reads the rest.
 fn write_counters<const N: usize>(
     store: &Store,
     batch: &mut WriteBatch,
@@ -505,10 +718,10 @@ enum Sst {
 
 /// Writes `entries` (keys strictly increasing) into a table file in the store's directory and
 /// ingests it into column family `cf` (nothing when there are no entries).
-fn ingest_sorted<'k>(
+fn ingest_sorted<K: AsRef<[u8]>>(
     store: &Store,
     cf: &'static str,
-    entries: impl Iterator<Item = (&'k [u8], Sst)>,
+    entries: impl Iterator<Item = (K, Sst)>,
 ) -> Result<(), StateError> {
     let mut entries = entries.peekable();
     if entries.peek().is_none() {
@@ -523,9 +736,9 @@ fn ingest_sorted<'k>(
         .map_err(db_err("creating a table file"))?;
     for (key, entry) in entries {
         match entry {
-            Sst::Put(value) => writer.put(key, value),
-            Sst::Merge(delta) => writer.merge(key, delta),
-            Sst::Delete => writer.delete(key),
+            Sst::Put(value) => writer.put(key.as_ref(), value),
+            Sst::Merge(delta) => writer.merge(key.as_ref(), delta),
+            Sst::Delete => writer.delete(key.as_ref()),
         }
         .map_err(db_err("writing a table file"))?;
     }
