@@ -366,27 +366,30 @@ impl<'s> Txn<'s> {
                 .map(|k| self.tallies.get(k).map_or(0, |t| t.1.count()) as u64)
                 .collect());
         }
-        let keys: Vec<[u8; 16]> = blocks.iter().map(|b| keys::count_key(node, b)).collect();
-        let mut values = self.read_counters("counts", &keys, &self.counts)?;
-        // A block nothing is stored for below the root may be held by one document alone.
-        let uncounted: Vec<[u8; 16]> = values
-            .iter()
-            .zip(&root_keys)
-            .filter(|(v, _)| **v == 0)
-            .map(|(_, k)| *k)
-            .collect();
-        if uncounted.is_empty() {
-            return Ok(values);
-        }
-        self.load_tallies(&uncounted)?;
-        for (value, key) in values.iter_mut().zip(&root_keys) {
-            if *value != 0 {
-                continue;
-            }
-            if let Some((_, Tally::Single(holder))) = self.tallies.get(key).copied() {
-                if self.nodes_of(root, holder)?.contains(&node) {
-                    *value = 1;
+        // The root tallies say which blocks are counted below the root at all: a block held by
+        // one document counts 1 on its branch, nothing is stored for it, and nothing is read.
+        self.load_tallies(&root_keys)?;
+        let mut values = Vec::with_capacity(blocks.len());
+        let mut counted = Vec::new();
+        for (i, key) in root_keys.iter().enumerate() {
+            let tally = self.tallies.get(key).map_or(Tally::Absent, |t| t.1);
+            values.push(match tally {
+                Tally::Absent => 0,
+                Tally::Single(holder) => u64::from(self.nodes_of(root, holder)?.contains(&node)),
+                Tally::Counted(_) => {
+                    counted.push(i);
+                    0
                 }
+            });
+        }
+        if !counted.is_empty() {
+            let keys: Vec<[u8; 16]> = counted
+                .iter()
+                .map(|&i| keys::count_key(node, &blocks[i]))
+                .collect();
+            let read = self.read_counters("counts", &keys, &self.counts)?;
+            for (i, value) in counted.into_iter().zip(read) {
+                values[i] = value;
             }
         }
         Ok(values)
