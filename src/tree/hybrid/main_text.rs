@@ -5,7 +5,12 @@
 //! split into sections is taken whole, the navigation around it is not). Each good block counts
 //! its text minus the cost of a short phrase, in full on a new domain, so a sidebar of short
 //! teasers and labels does not pull the main subtree wide (Gottron's text density: a region of
-//! many short texts is mostly markup). Blocks outside it are dropped.
+//! many short texts is mostly markup). The anchor, a group of blocks, can itself be too wide: a
+//! sidebar of archive links or category labels can hang from the same element as the article's
+//! container. So on a page the tree does not yet know, the main subtree then narrows to the child
+//! that holds all its evidence for the text, when the rest of it holds none (only links, labels
+//! shorter than a phrase, dropped text): the same score that widens it, read downward. Blocks
+//! outside it are dropped.
 
 use super::markup::MIN_MARKED_MAIN;
 use super::Params;
@@ -93,11 +98,14 @@ pub fn main_subtree(
     // alone (a doubtful node) charges the full cost, a trusted node, whose counts have already
     // removed the template, almost none.
     let cost = (f64::from(block_cost) * doubt).round() as i64;
+    let weight_of = |block: &BlockFacts<'_>, reason: Reason| match reason {
+        Reason::Unique => Some(i64::from(text(block)) - cost),
+        Reason::NoLetters => None,
+        _ => Some(-i64::from(block.chars)),
+    };
     for (block, reason) in blocks.iter().zip(reasons) {
-        let weight = match reason {
-            Reason::Unique => i64::from(text(block)) - cost,
-            Reason::NoLetters => continue,
-            _ => -i64::from(block.chars),
+        let Some(weight) = weight_of(block, *reason) else {
+            continue;
         };
         for (score, element) in scores.iter_mut().zip(chain) {
             if block.ancestors.binary_search(element).is_ok() {
@@ -111,7 +119,64 @@ pub fn main_subtree(
             best = i;
         }
     }
-    Some(Main::Element(chain[best]))
+    // At a trusted node the tree has removed the site's sidebars as repeated: links left beside
+    // the text are the page's own (an index's entries), not a reason to narrow.
+    let main = if params.rules.narrow && doubt > 0.5 {
+        narrow(blocks, reasons, chain[best], weight_of)
+    } else {
+        chain[best]
+    };
+    Some(Main::Element(main))
+}
+
+/// Narrows the main subtree `main` to its child that holds every block with evidence for the text
+/// (a positive `weight`), as long as the rest of it holds blocks, all without such evidence (a
+/// sidebar of links and labels beside the article's container), and the child holds more than
+/// one block: the main subtree is a region of text, and narrowing onto a single block's container
+/// would trade a short heading beside it for nothing.
+fn narrow(
+    blocks: &[BlockFacts<'_>],
+    reasons: &[Reason],
+    mut main: u32,
+    weight: impl Fn(&BlockFacts<'_>, Reason) -> Option<i64>,
+) -> u32 {
+    loop {
+        // The one child of `main` holding every block of positive weight, if there is one.
+        let mut child = None;
+        for (block, reason) in blocks.iter().zip(reasons) {
+            let Ok(at) = block.ancestors.binary_search(&main) else {
+                continue;
+            };
+            if weight(block, *reason).is_none_or(|w| w <= 0) {
+                continue;
+            }
+            match (block.ancestors.get(at + 1), child) {
+                // Text of its own directly in `main`: no child holds it all.
+                (None, _) => return main,
+                (Some(&c), None) => child = Some(c),
+                (Some(&c), Some(k)) if c != k => return main,
+                _ => {}
+            }
+        }
+        let Some(child) = child else {
+            return main;
+        };
+        let (mut inside, mut rest) = (0usize, 0usize);
+        for (block, reason) in blocks.iter().zip(reasons) {
+            if weight(block, *reason).is_none() || block.ancestors.binary_search(&main).is_err() {
+                continue;
+            }
+            if block.ancestors.binary_search(&child).is_ok() {
+                inside += 1;
+            } else {
+                rest += 1;
+            }
+        }
+        if inside < 2 || rest == 0 {
+            return main;
+        }
+        main = child;
+    }
 }
 
 /// The group of still-unique blocks holding the most non-link text.
@@ -180,10 +245,10 @@ pub fn drop_outside(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{block, run, run_params, ARTICLE};
-    use super::super::Params;
+    use super::super::fixtures::{block, run, run_params, run_with, ARTICLE};
+    use super::super::{Params, Rules};
     use crate::blocks::Hint;
-    use crate::tree::Reason;
+    use crate::tree::{Label, Reason};
 
     #[test]
     fn the_main_subtree_widens_to_take_all_sections() {
@@ -228,6 +293,45 @@ mod tests {
         };
         let out = run_params(&blocks, 1, &free);
         assert!(out.iter().all(|r| *r == Reason::Unique), "{out:?}");
+    }
+
+    #[test]
+    fn the_main_subtree_narrows_to_the_post_beside_a_sidebar_of_links() {
+        // A town's news page: wrap div(2) > sidebar div(3) > h3(4) "Categories", ul(5) > li(6..17)
+        // twelve category links, h3(18) "Tags", div(19) a tag cloud of links, h3(20)
+        // "Archives", ul(21) > li(22..33) "November (113)"; post div(34) > p(35) its headline,
+        // its text set directly in the div, div(36) share links. The post's text hangs two levels
+        // below the wrapper, so its group is the wrapper, sidebar and all.
+        let labels = [[0, 1, 2, 3, 4], [0, 1, 2, 3, 18], [0, 1, 2, 3, 20]];
+        let categories: Vec<[u32; 6]> = (6..18).map(|li| [0, 1, 2, 3, 5, li]).collect();
+        let cloud = [0, 1, 2, 3, 19];
+        let months: Vec<[u32; 6]> = (22..34).map(|li| [0, 1, 2, 3, 21, li]).collect();
+        let (headline, text, share) = ([0, 1, 2, 34, 35], [0, 1, 2, 34], [0, 1, 2, 34, 36]);
+        let mut blocks = vec![block(&labels[0], 10, 0, 1, 1)];
+        blocks.extend(categories.iter().map(|a| block(a, 10, 10, 1, 1)));
+        blocks.push(block(&labels[1], 4, 0, 1, 1));
+        blocks.push(block(&cloud, 900, 790, 1, 1));
+        blocks.push(block(&labels[2], 8, 0, 1, 1));
+        blocks.extend(months.iter().map(|a| block(a, 14, 8, 1, 1)));
+        let post = blocks.len();
+        blocks.push(block(&headline, 56, 0, 1, 1));
+        blocks.push(block(&text, 509, 0, 1, 1));
+        blocks.push(block(&share, 33, 33, 1, 1));
+        let reasons = run(&blocks, 1);
+        assert_eq!(
+            &reasons[post..],
+            &[Reason::Unique, Reason::Unique, Reason::LinkDense]
+        );
+        assert!(
+            reasons[..post]
+                .iter()
+                .all(|r| r.label() == Label::Boilerplate),
+            "{reasons:?}"
+        );
+        // Without narrowing the main subtree is the wrapper, mostly links: a list page whose
+        // category links are kept as its content.
+        let wide = run_with(&blocks, 1, Rules::default().without("narrow").unwrap());
+        assert_eq!(wide[1], Reason::Unique);
     }
 
     #[test]

@@ -14,7 +14,8 @@
 //!   2008);
 //! - [`markup`]: regions the markup marks as navigation, sidebars or comments (readability's and
 //!   trafilatura's cues, ARIA landmark roles);
-//! - [`main_text`]: the DOM subtree holding the main text (Viveros-Jiménez et al. 2018);
+//! - [`main_text`]: the DOM subtree holding the main text (Viveros-Jiménez et al. 2018), narrowed
+//!   to the child that holds all of its text;
 //! - [`within_text`]: repeated blocks inside the main text between kept blocks belong to it;
 //! - [`title`]: the `<h1>` nearest before the main text is its title;
 //! - [`stubs`]: a page the tree would leave empty is judged by its structure alone.
@@ -64,6 +65,9 @@ pub struct Rules {
     pub markup: bool,
     /// [`main_text`]: blocks outside the main subtree are dropped.
     pub main_subtree: bool,
+    /// [`main_text`]: on a page the tree does not yet know, the main subtree narrows to the child
+    /// holding all its text.
+    pub narrow: bool,
     /// [`within_text`]: repeated blocks between kept text inside the main text are kept.
     pub within_text: bool,
     /// [`title`]: the `<h1>` before the main text is kept.
@@ -82,6 +86,7 @@ impl Default for Rules {
             linked_text: true,
             markup: true,
             main_subtree: true,
+            narrow: true,
             within_text: true,
             title: true,
             stubs: true,
@@ -91,7 +96,7 @@ impl Default for Rules {
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 10] = [
+    pub const NAMES: [&'static str; 11] = [
         "template",
         "links",
         "index_pages",
@@ -99,6 +104,7 @@ impl Rules {
         "linked_text",
         "markup",
         "main_subtree",
+        "narrow",
         "within_text",
         "title",
         "stubs",
@@ -114,6 +120,7 @@ impl Rules {
             "linked_text" => &mut self.linked_text,
             "markup" => &mut self.markup,
             "main_subtree" => &mut self.main_subtree,
+            "narrow" => &mut self.narrow,
             "within_text" => &mut self.within_text,
             "title" => &mut self.title,
             "stubs" => &mut self.stubs,
