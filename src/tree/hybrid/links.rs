@@ -10,6 +10,7 @@
 
 use super::main_text::{within, Main};
 use super::Params;
+use crate::blocks::Hint;
 use crate::tree::{BlockFacts, Label, Reason};
 
 /// A block whose link characters exceed this share of its characters is navigation: links are
@@ -95,11 +96,7 @@ pub fn keep_index_links(
     }
     let index_page = trusted && rest_links as f64 > params.index_link_share * rest as f64;
     if index_page {
-        for reason in out.iter_mut() {
-            if *reason == Reason::LinkDense {
-                *reason = Reason::Unique;
-            }
-        }
+        release_links(blocks, out, Main::Page, params.rules.markup);
     }
     index_page
 }
@@ -120,6 +117,22 @@ pub fn is_list_page(
         }
     }
     links as f64 > params.link_dense * text as f64
+}
+
+/// On an index or list page, keeps the link-dense blocks inside `main`: its links are its
+/// content. Links the markup marks as navigation or a sidebar (`marked`, with the `markup` rule
+/// on) stay dropped as marked: an archive or category list beside the entries is still not one
+/// of them.
+pub fn release_links(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main, marked: bool) {
+    for (block, reason) in blocks.iter().zip(out.iter_mut()) {
+        if *reason == Reason::LinkDense && within(block, main) {
+            *reason = if marked && block.hint == Hint::Boilerplate {
+                Reason::Marked
+            } else {
+                Reason::Unique
+            };
+        }
+    }
 }
 
 /// At a trusted node, keeps each link-dense block inside `main` whose nearest blocks with letters
@@ -150,7 +163,8 @@ pub fn keep_lone_links(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main
 mod tests {
     use super::super::fixtures::{block, run, run_with};
     use super::super::Rules;
-    use crate::tree::Reason;
+    use crate::blocks::Hint;
+    use crate::tree::{BlockFacts, Reason};
 
     #[test]
     fn a_lone_link_between_kept_text_is_kept_at_a_trusted_node() {
@@ -232,6 +246,37 @@ mod tests {
             reasons[..4].iter().all(|r| *r == Reason::LinkDense),
             "{reasons:?}"
         );
+    }
+
+    #[test]
+    fn a_list_page_keeps_its_entries_but_not_the_links_its_markup_marks() {
+        // A category page: main(2) > h1(14) its name, ul(3) > li(4..9), each entry a headline
+        // link; beside the entries, inside main, a monthly archive (div 10 > li 11..13) the
+        // markup marks as a sidebar.
+        let heading = [0, 1, 2, 14];
+        let entries: Vec<[u32; 5]> = (4..10).map(|li| [0, 1, 2, 3, li]).collect();
+        let archive: Vec<[u32; 5]> = (11..14).map(|li| [0, 1, 2, 10, li]).collect();
+        let mut blocks: Vec<_> = entries.iter().map(|a| block(a, 60, 60, 1, 1)).collect();
+        blocks.extend(archive.iter().map(|a| BlockFacts {
+            hint: Hint::Boilerplate,
+            ..block(a, 14, 14, 1, 1)
+        }));
+        blocks.push(block(&heading, 40, 0, 1, 1));
+        for support in [9, 1] {
+            let reasons = run(&blocks, support);
+            assert!(
+                reasons[..6].iter().all(|r| *r == Reason::Unique),
+                "{reasons:?}"
+            );
+            assert!(
+                reasons[6..9].iter().all(|r| *r == Reason::Marked),
+                "{reasons:?}"
+            );
+        }
+        let off = Rules::default().without("markup").unwrap();
+        assert!(run_with(&blocks, 9, off)
+            .iter()
+            .all(|r| *r == Reason::Unique));
     }
 
     #[test]

@@ -276,7 +276,7 @@ fn classify_with(
     main_text::keep_inside(blocks, out, main, Reason::Template);
     main_text::drop_outside(blocks, out, main);
     if list_page {
-        main_text::keep_inside(blocks, out, main, Reason::LinkDense);
+        links::release_links(blocks, out, main, params.rules.markup);
     }
     if linked_text && !list_page {
         links::drop_linked_text_at_edges(blocks, out, main, params);
