@@ -5,6 +5,7 @@
 //! *k* of a batch is classified against pages `< k` of the same batch before anything is written.
 
 pub mod counter;
+pub mod hot;
 pub mod keys;
 pub mod rebuild;
 mod txn;
@@ -84,6 +85,7 @@ const MEMTABLE_BLOOM_RATIO: f64 = 0.02;
 /// The URL Tree's durable state: one RocksDB database with the column families of [`keys`].
 pub struct Store {
     db: DB,
+    hot: hot::HotCounters,
     path: PathBuf,
     sync: bool,
 }
@@ -127,6 +129,7 @@ impl Store {
             .map_err(db_err("open"))?;
         Ok(Store {
             db,
+            hot: hot::HotCounters::default(),
             path: options.path.clone(),
             sync: options.sync,
         })
@@ -155,6 +158,10 @@ impl Store {
 
     pub(crate) fn db(&self) -> &DB {
         &self.db
+    }
+
+    pub(crate) fn hot(&self) -> &hot::HotCounters {
+        &self.hot
     }
 
     pub(crate) fn sync(&self) -> bool {

@@ -6,6 +6,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use rocksdb::{IngestExternalFileOptions, Options, SstFileWriter, WriteBatch, WriteOptions};
 
 use super::counter::{self, Tally};
+use super::hot::Write;
 use super::keys::{self, DomainMeta};
 use super::{db_err, StateError, Store};
 use crate::tree::{BlockKey, Fingerprint, NodeId};
@@ -304,6 +305,49 @@ impl<'s> Txn<'s> {
         Ok(())
     }
 
+    /// The stored values of `counts` keys (sorted, distinct), decoded by `decode`: from the hot
+    /// counters where they know the key, the rest in one multi-get (which the hot counters then
+    /// remember).
+    fn read_counts<T>(
+        &self,
+        keys: &[[u8; 16]],
+        decode: impl Fn(Option<&[u8]>) -> T,
+    ) -> Result<Vec<T>, StateError> {
+        let mut values: Vec<Option<T>> = Vec::with_capacity(keys.len());
+        let mut missing = Vec::new();
+        {
+            let hot = self.store.hot().lock();
+            for key in keys {
+                match hot.get(key) {
+                    Some(value) => values.push(Some(decode(value))),
+                    None => {
+                        values.push(None);
+                        missing.push(*key);
+                    }
+                }
+            }
+        }
+        if !missing.is_empty() {
+            let handle = self.store.cf("counts")?;
+            let stored = self
+                .store
+                .db()
+                .batched_multi_get_cf(&handle, &missing, true);
+            let mut hot = self.store.hot().lock();
+            let mut read = Vec::with_capacity(missing.len());
+            for (key, value) in missing.iter().zip(stored) {
+                let value = value.map_err(db_err("reading counters"))?;
+                hot.fill(key, value.as_deref());
+                read.push(decode(value.as_deref()));
+            }
+            let mut read = read.into_iter();
+            for value in values.iter_mut().filter(|v| v.is_none()) {
+                *value = read.next();
+            }
+        }
+        Ok(values.into_iter().flatten().collect())
+    }
+
     /// Reads the stored root tallies of `keys` that this batch has not read yet (one multi-get).
     fn load_tallies(&mut self, keys: &[[u8; 16]]) -> Result<(), StateError> {
         let mut missing: Vec<[u8; 16]> = keys
@@ -316,14 +360,8 @@ impl<'s> Txn<'s> {
         }
         missing.sort_unstable();
         missing.dedup();
-        let handle = self.store.cf("counts")?;
-        let stored = self
-            .store
-            .db()
-            .batched_multi_get_cf(&handle, &missing, true);
-        for (key, value) in missing.iter().zip(stored) {
-            let value = value.map_err(db_err("reading counters"))?;
-            let tally = Tally::decode(value.as_deref());
+        let tallies = self.read_counts(&missing, Tally::decode)?;
+        for (key, tally) in missing.iter().zip(tallies) {
             self.tallies.insert(*key, (tally, tally));
         }
         Ok(())
@@ -387,12 +425,28 @@ impl<'s> Txn<'s> {
                 .iter()
                 .map(|&i| keys::count_key(node, &blocks[i]))
                 .collect();
-            let read = self.read_counters("counts", &keys, &self.counts)?;
+            let read = self.read_block_counters(&keys)?;
             for (i, value) in counted.into_iter().zip(read) {
                 values[i] = value;
             }
         }
         Ok(values)
+    }
+
+    /// Stored values of block counters below the roots plus the batch's pending deltas.
+    fn read_block_counters(&self, keys: &[[u8; 16]]) -> Result<Vec<u64>, StateError> {
+        let mut sorted = keys.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let values = self.read_counts(&sorted, |v| v.map_or(0, counter::decode))?;
+        Ok(keys
+            .iter()
+            .map(|key| {
+                let base = sorted.binary_search(key).map(|i| values[i]).unwrap_or(0);
+                let delta = self.counts.get(key).copied().unwrap_or(0);
+                (base + delta).max(0) as u64
+            })
+            .collect())
     }
 
     /// Stored values of counter `keys` (one multi-get) plus the batch's pending deltas.
@@ -450,7 +504,7 @@ impl<'s> Txn<'s> {
     /// disk is bounded by the documents retained, not by those forgotten. A lowered counter whose
     /// root tally is now absent is deleted unread (no node counts a block more often than its
     /// root); the others are read in one multi-get.
-    fn write_counts(&self, batch: &mut WriteBatch) -> Result<(), StateError> {
+    fn write_counts(&self, batch: &mut WriteBatch) -> Result<Vec<([u8; 16], Write)>, StateError> {
         let handle = self.store.cf("counts")?;
         let gone_at_root = |key: &[u8; 16]| -> bool {
             let Some(root) = self.roots.get(&key[..8]) else {
@@ -467,43 +521,42 @@ impl<'s> Txn<'s> {
             .map(|(key, _)| *key)
             .collect();
         to_read.sort_unstable();
-        let mut read = Vec::with_capacity(to_read.len());
-        for value in self
-            .store
-            .db()
-            .batched_multi_get_cf(&handle, &to_read, true)
-        {
-            let value = value.map_err(db_err("reading counters"))?;
-            read.push(value.map(|v| counter::decode(&v)).unwrap_or(0));
-        }
-        let mut writes: Vec<([u8; 16], Option<Vec<u8>>, bool)> = Vec::new();
+        let read = self.read_counts(&to_read, |v| v.map_or(0, counter::decode))?;
+        let mut writes: Vec<([u8; 16], Write)> = Vec::new();
         for (key, delta) in &self.counts {
             match *delta {
                 0 => {}
-                d if d > 0 => writes.push((*key, Some(counter::encode(d).to_vec()), true)),
+                d if d > 0 => writes.push((*key, Write::Merge(d))),
                 d => {
                     let value = match to_read.binary_search(key) {
                         Ok(i) => read[i] + d,
                         Err(_) => 0,
                     };
-                    let value = (value > 0).then(|| counter::encode(value).to_vec());
-                    writes.push((*key, value, false));
+                    let write = if value > 0 {
+                        Write::Put(counter::encode(value).to_vec())
+                    } else {
+                        Write::Delete
+                    };
+                    writes.push((*key, write));
                 }
             }
         }
-        writes.extend(
-            self.changed_tallies()
-                .map(|(key, tally)| (key, tally.encode(), false)),
-        );
+        writes.extend(self.changed_tallies().map(|(key, tally)| {
+            let write = match tally.encode() {
+                Some(value) => Write::Put(value),
+                None => Write::Delete,
+            };
+            (key, write)
+        }));
         writes.sort_unstable_by_key(|w| w.0);
-        for (key, value, merge) in writes {
-            match value {
-                Some(value) if merge => batch.merge_cf(&handle, key, value),
-                Some(value) => batch.put_cf(&handle, key, value),
-                None => batch.delete_cf(&handle, key),
+        for (key, write) in &writes {
+            match write {
+                Write::Merge(delta) => batch.merge_cf(&handle, key, counter::encode(*delta)),
+                Write::Put(value) => batch.put_cf(&handle, key, value),
+                Write::Delete => batch.delete_cf(&handle, key),
             }
         }
-        Ok(())
+        Ok(writes)
     }
 
     /// Writes every change of the batch as one sorted table file per column family, ingested
@@ -527,7 +580,10 @@ impl<'s> Txn<'s> {
             }))
             .collect();
         counts.sort_unstable_by_key(|(key, _)| *key);
-        ingest_sorted(store, "counts", counts.into_iter())?;
+        // The hot counters cannot follow a bulk load: they start over.
+        let ingested = ingest_sorted(store, "counts", counts.into_iter());
+        store.hot().clear();
+        ingested?;
         let mut supports: Vec<_> = self.supports.iter().filter(|(_, d)| **d != 0).collect();
         supports.sort_unstable_by_key(|(node, _)| **node);
         ingest_sorted(
@@ -597,7 +653,7 @@ impl<'s> Txn<'s> {
         let store = self.store;
         let mut batch = WriteBatch::default();
         let roots = &self.roots;
-        self.write_counts(&mut batch)?;
+        let count_writes = self.write_counts(&mut batch)?;
         write_counters(store, &mut batch, "support", &self.supports, |node| {
             roots.get(node).copied()
         })?;
@@ -636,6 +692,11 @@ impl<'s> Txn<'s> {
             .db()
             .write_opt(batch, &opts)
             .map_err(db_err("committing a batch"))
+            .inspect_err(|_| store.hot().clear())?;
+        store
+            .hot()
+            .apply(count_writes.iter().map(|(key, write)| (key, write)));
+        Ok(())
     }
 }
 
