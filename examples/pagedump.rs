@@ -3,7 +3,8 @@
 //! reason, count and element path, so the pages a classifier gets wrong can be read block by block.
 //!
 //! `cargo run --release --example pagedump -- SET [HEURISTIC] [LINE]` (heuristic default
-//! `hybrid`; with LINE only that line of the set's file is printed, though the whole stream up to
+//! `hybrid`; `URLTREE_*` variables override the default config as they do for `urltree eval`;
+//! with LINE only that line of the set's file is printed, though the whole stream up to
 //! it is processed so the tree holds what it would). The corpus folder is `URLTREE_CORPUS_DIR`,
 //! else `shared/corpus` beside the checkout. Each line:
 //! `{"line", "domain", "url", "p", "r", "f1", "support", "gold", "blocks": [{"text", "label",
@@ -33,7 +34,8 @@ fn main() -> Result<()> {
     let dir = shared_dir().context("corpus not found: set URLTREE_CORPUS_DIR")?;
     let pages = load(&dir.join(&set)).with_context(|| format!("loading {set}"))?;
     let state = tempfile::tempdir()?;
-    let mut config = Config::default();
+    // `URLTREE_*` variables apply as for `urltree eval` (a rule switched off, say).
+    let mut config = Config::load(None)?;
     config.state.path = state.path().to_owned();
     config.input.domain_check = DomainCheck::TrustRecord;
     config.output.blocks = true;

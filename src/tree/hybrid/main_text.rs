@@ -5,11 +5,13 @@
 //! split into sections is taken whole, the navigation around it is not). Each good block counts
 //! its text minus the cost of a short phrase, in full on a new domain, so a sidebar of short
 //! teasers and labels does not pull the main subtree wide (Gottron's text density: a region of
-//! many short texts is mostly markup). The anchor, a group of blocks, can itself be too wide: a
-//! sidebar of archive links or category labels can hang from the same element as the article's
-//! container. So on a page the tree does not yet know, the main subtree then narrows to the child
-//! that holds all its evidence for the text, when the rest of it holds none (only links, labels
-//! shorter than a phrase, dropped text): the same score that widens it, read downward. Blocks
+//! many short texts is mostly markup). The page's `<h1>` is evidence for the subtree holding it
+//! even when its words are links, since it is the text's title (see [`super::title`]). The
+//! anchor, a group of blocks, can itself be too wide: a sidebar of archive links or category
+//! labels can hang from the same element as the article's container. So on a page the tree does
+//! not yet know, the main subtree then narrows to the child that holds all its evidence for the
+//! text, when the rest of it holds none (only links, labels shorter than a phrase, dropped text):
+//! the same score that widens it, read downward. Blocks
 //! outside it are dropped.
 
 use super::markup::MIN_MARKED_MAIN;
@@ -101,6 +103,11 @@ pub fn main_subtree(
     let weight_of = |block: &BlockFacts<'_>, reason: Reason| match reason {
         Reason::Unique => Some(i64::from(text(block)) - cost),
         Reason::NoLetters => None,
+        // The page's title is evidence for the subtree that holds it even when its words are
+        // links (a breadcrumb path, a permalink) or its path recurs as a template slot: the
+        // title rule keeps it there, and a short page's header and body share no smaller
+        // subtree.
+        Reason::LinkDense | Reason::Template if block.h1 => Some(i64::from(block.chars) - cost),
         _ => Some(-i64::from(block.chars)),
     };
     for (block, reason) in blocks.iter().zip(reasons) {
@@ -332,6 +339,46 @@ mod tests {
         // category links are kept as its content.
         let wide = run_with(&blocks, 1, Rules::default().without("narrow").unwrap());
         assert_eq!(wide[1], Reason::Unique);
+    }
+
+    #[test]
+    fn a_linked_title_takes_the_header_of_a_short_page_into_the_main_text() {
+        // A reference page for one function: nav(2) > ul(3) > li(4, 5), the site's sidebar;
+        // main(7) > section(8) > header div(9) with the h1 (10), whose words are the item's path,
+        // each part a link, a repeated "source" label (11) and the signature (12); then a
+        // collapsed description, details(13) > summary(14) "Expand description", div(15) > p(16)
+        // and an example div(17) > pre(18).
+        let li = [[0, 1, 2, 3, 4], [0, 1, 2, 3, 5]];
+        let header = [
+            [0, 1, 7, 8, 9, 10],
+            [0, 1, 7, 8, 9, 11],
+            [0, 1, 7, 8, 9, 12],
+        ];
+        let summary = [0, 1, 7, 8, 13, 14];
+        let p = [0, 1, 7, 8, 13, 15, 16];
+        let example = [0, 1, 7, 8, 13, 15, 17, 18];
+        let mut blocks = vec![
+            block(&li[0], 30, 30, 20, 20),
+            block(&li[1], 30, 30, 20, 20),
+            block(&header[0], 28, 26, 1, 1),
+            block(&header[1], 14, 0, 20, 20),
+            block(&header[2], 50, 0, 1, 1),
+            block(&summary, 18, 0, 20, 20),
+            block(&p, 34, 0, 1, 1),
+            block(&example, 70, 0, 1, 1),
+        ];
+        blocks[2].h1 = true;
+        use Reason::*;
+        assert_eq!(
+            run(&blocks, 20),
+            vec![Repeated, Repeated, Title, Repeated, Unique, WithinText, Unique, Unique]
+        );
+        // The title widens the main subtree by itself, kept or not.
+        let untitled = run_with(&blocks, 20, Rules::default().without("title").unwrap());
+        assert_eq!((untitled[2], untitled[4]), (LinkDense, Unique));
+        // Any other link-dense block in the header argues against it as before.
+        blocks[2].h1 = false;
+        assert_eq!(run(&blocks, 20)[4], OutsideMainSubtree);
     }
 
     #[test]

@@ -1,15 +1,19 @@
 //! Title: the page's `<h1>` nearest before the main text is the text's title, kept even when it
-//! sits outside the main subtree (most gold standards keep the headline), unless the tree or the
-//! markup dropped it.
+//! sits outside the main subtree (most gold standards keep the headline) or its words are links (a
+//! reference page's title is the item's path, each part a link to its parent; a blog's headline
+//! links to the post itself), unless the tree or the markup dropped it.
 
 use crate::tree::{BlockFacts, Reason};
 
-/// Keeps the nearest `<h1>` before the first kept block when the main subtree or a template path
-/// left it out.
+/// Keeps the nearest `<h1>` before the first kept block when the main subtree, a template path or
+/// its link density left it out.
 pub fn keep_title(blocks: &[BlockFacts<'_>], out: &mut [Reason]) {
     if let Some(first) = out.iter().position(|r| *r == Reason::Unique) {
         if let Some(h) = (0..first).rev().find(|&i| blocks[i].h1) {
-            if matches!(out[h], Reason::OutsideMainSubtree | Reason::Template) {
+            if matches!(
+                out[h],
+                Reason::OutsideMainSubtree | Reason::Template | Reason::LinkDense
+            ) {
                 out[h] = Reason::Title;
             }
         }
@@ -46,6 +50,10 @@ mod tests {
         assert_eq!(Title.label(), Label::Content);
         let off = Rules::default().without("title").unwrap();
         assert_eq!(run_with(&blocks, 1, off)[1], OutsideMainSubtree);
+        // A headline that links to the post itself is still its title.
+        blocks[1].link_chars = 60;
+        assert_eq!(run(&blocks, 1)[1], Title);
+        blocks[1].link_chars = 0;
         // A repeated headline stays dropped.
         blocks[1].count = Some(2);
         assert_eq!(
