@@ -241,6 +241,52 @@ pub fn keep_inside(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main, re
     }
 }
 
+/// Takes the lead-in of the main text back: the unique blocks between the page's title, its one
+/// `<h1>`, and the main subtree, inside the smallest element holding both, that only the main
+/// subtree dropped (a reference page's signature and summary above its longest section, an
+/// article's lead above its body), when the title comes before the main subtree and outside it.
+/// The main text follows its title, so what lies between them belongs to it; what follows the
+/// main subtree (comments, further sections) is still judged by the subtree alone. Called only
+/// at a trusted node, whose counts have removed the template between title and text (share bars,
+/// labels): on a page judged alone that space is as likely bylines, dates and captions.
+pub fn keep_lead_in(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main) {
+    let Main::Element(m) = main else {
+        return;
+    };
+    let mut h1s = blocks.iter().enumerate().filter(|(_, b)| b.h1);
+    let (Some((h, title)), None) = (h1s.next(), h1s.next()) else {
+        return;
+    };
+    if !matches!(
+        out[h],
+        Reason::OutsideMainSubtree | Reason::LinkDense | Reason::Template
+    ) || title.ancestors.contains(&m)
+    {
+        return;
+    }
+    let Some(first) = blocks.iter().position(|b| within(b, main)) else {
+        return;
+    };
+    if first <= h {
+        return;
+    }
+    let common = blocks[first]
+        .ancestors
+        .iter()
+        .zip(title.ancestors)
+        .take_while(|(a, b)| a == b)
+        .last()
+        .map(|(a, _)| *a);
+    let Some(common) = common else {
+        return;
+    };
+    for i in h + 1..first {
+        if out[i] == Reason::OutsideMainSubtree && blocks[i].ancestors.contains(&common) {
+            out[i] = Reason::Unique;
+        }
+    }
+}
+
 /// Drops the still-unique blocks outside the main subtree.
 pub fn drop_outside(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main) {
     for (block, reason) in blocks.iter().zip(out.iter_mut()) {
@@ -379,6 +425,53 @@ mod tests {
         // Any other link-dense block in the header argues against it as before.
         blocks[2].h1 = false;
         assert_eq!(run(&blocks, 20)[4], OutsideMainSubtree);
+    }
+
+    #[test]
+    fn the_blocks_between_the_title_and_the_main_subtree_are_its_lead_in() {
+        // A reference page for a type at a trusted node: main(2) > section(3) > header div(4) >
+        // h1(5), the type's path in links; div(6) > pre(7) its signature; details(8) > div(9) >
+        // p(10) its summary; h2(11) "Implementations"; div(12) > details(13) > its methods (14,
+        // 15), the longest text; then the repeated list of implementors (16 > 17). The repeated
+        // list makes the section score below the methods, so the main subtree is the methods
+        // alone, leaving out the signature and the summary above them.
+        let (h1, signature, summary) = (
+            [0, 1, 2, 3, 4, 5],
+            [0, 1, 2, 3, 6, 7],
+            [0, 1, 2, 3, 8, 9, 10],
+        );
+        let heading = [0, 1, 2, 3, 11];
+        let methods = [[0, 1, 2, 3, 12, 13, 14], [0, 1, 2, 3, 12, 13, 15]];
+        let implementors = [0, 1, 2, 3, 16, 17];
+        let mut blocks = vec![
+            block(&h1, 30, 28, 1, 1),
+            block(&signature, 50, 0, 1, 1),
+            block(&summary, 120, 0, 1, 1),
+            block(&heading, 15, 0, 20, 20),
+            block(&methods[0], 300, 0, 1, 1),
+            block(&methods[1], 250, 0, 1, 1),
+            block(&implementors, 200, 0, 20, 20),
+        ];
+        blocks[0].h1 = true;
+        use Reason::*;
+        assert_eq!(
+            run(&blocks, 20),
+            vec![Title, Unique, Unique, Repeated, Unique, Unique, Repeated]
+        );
+        let off = run_with(&blocks, 20, Rules::default().without("lead_in").unwrap());
+        let without = vec![
+            Title,
+            OutsideMainSubtree,
+            OutsideMainSubtree,
+            Repeated,
+            Unique,
+            Unique,
+            Repeated,
+        ];
+        assert_eq!(off, without);
+        // A page of two `<h1>`s has no one title to anchor the text.
+        blocks[6].h1 = true;
+        assert_eq!(run(&blocks, 20), without);
     }
 
     #[test]

@@ -15,7 +15,8 @@
 //! - [`markup`]: regions the markup marks as navigation, sidebars or comments (readability's and
 //!   trafilatura's cues, ARIA landmark roles);
 //! - [`main_text`]: the DOM subtree holding the main text (Viveros-Jiménez et al. 2018), narrowed
-//!   to the child that holds all of its text;
+//!   to the child that holds all of its text; at a trusted node the unique blocks between the
+//!   page's one `<h1>` and the main subtree are its lead-in;
 //! - [`within_text`]: repeated blocks inside the main text between kept blocks belong to it;
 //! - [`title`]: the `<h1>` nearest before the main text is its title;
 //! - [`stubs`]: a page the tree would leave empty is judged by its structure alone.
@@ -68,6 +69,9 @@ pub struct Rules {
     /// [`main_text`]: on a page the tree does not yet know, the main subtree narrows to the child
     /// holding all its text.
     pub narrow: bool,
+    /// [`main_text`]: at a trusted node, the unique blocks between the page's `<h1>` and the main
+    /// subtree are kept.
+    pub lead_in: bool,
     /// [`within_text`]: repeated blocks between kept text inside the main text are kept.
     pub within_text: bool,
     /// [`title`]: the `<h1>` before the main text is kept.
@@ -87,6 +91,7 @@ impl Default for Rules {
             markup: true,
             main_subtree: true,
             narrow: true,
+            lead_in: true,
             within_text: true,
             title: true,
             stubs: true,
@@ -96,7 +101,7 @@ impl Default for Rules {
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 11] = [
+    pub const NAMES: [&'static str; 12] = [
         "template",
         "links",
         "index_pages",
@@ -105,6 +110,7 @@ impl Rules {
         "markup",
         "main_subtree",
         "narrow",
+        "lead_in",
         "within_text",
         "title",
         "stubs",
@@ -121,6 +127,7 @@ impl Rules {
             "markup" => &mut self.markup,
             "main_subtree" => &mut self.main_subtree,
             "narrow" => &mut self.narrow,
+            "lead_in" => &mut self.lead_in,
             "within_text" => &mut self.within_text,
             "title" => &mut self.title,
             "stubs" => &mut self.stubs,
@@ -275,6 +282,9 @@ fn classify_with(
     let list_page = params.rules.index_pages && links::is_list_page(blocks, out, main, params);
     main_text::keep_inside(blocks, out, main, Reason::Template);
     main_text::drop_outside(blocks, out, main);
+    if params.rules.lead_in && trusted {
+        main_text::keep_lead_in(blocks, out, main);
+    }
     if list_page {
         links::release_links(blocks, out, main, params.rules.markup);
     }
