@@ -15,7 +15,7 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use super::counter;
+use super::{counter, Write};
 
 /// Slots in the table: about 9 MB, enough for the template counters of the nodes in use and the
 /// root tallies of the last thousand documents.
@@ -23,17 +23,6 @@ const SLOTS_LOG2: u32 = 18;
 
 /// The longest value kept: a root tally of one document.
 const MAX_VALUE: usize = 16;
-
-/// One write to the `counts` column family, as committed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Write {
-    /// The value was replaced.
-    Put(Vec<u8>),
-    /// A counter delta was merged in.
-    Merge(i64),
-    /// The key was deleted.
-    Delete,
-}
 
 #[derive(Clone, Copy)]
 struct Slot {

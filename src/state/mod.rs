@@ -23,6 +23,18 @@ pub use txn::Txn;
 
 use crate::tree::{Fingerprint, NodeId};
 
+/// One write to a key of a column family: how a batch's changes reach the database, the hot
+/// counters and the table files of a bulk load.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Write {
+    /// The value is replaced.
+    Put(Vec<u8>),
+    /// A counter delta is merged in (the merge operator adds it).
+    Merge(i64),
+    /// The key is deleted.
+    Delete,
+}
+
 /// Tuning of the RocksDB instance, from the `[state]` section of the config.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]

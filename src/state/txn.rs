@@ -6,9 +6,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 use rocksdb::{IngestExternalFileOptions, Options, SstFileWriter, WriteBatch, WriteOptions};
 
 use super::counter::{self, Tally};
-use super::hot::Write;
 use super::keys::{self, DomainMeta};
-use super::{db_err, StateError, Store};
+use super::{db_err, StateError, Store, Write};
 use crate::tree::{BlockKey, Fingerprint, NodeId};
 
 /// Hashes counter keys, which are already MD5-derived and uniformly distributed, by folding their
@@ -486,12 +485,13 @@ impl<'s> Txn<'s> {
         self.progress.insert(source.to_owned(), next_offset);
     }
 
-    /// The root tallies this batch changed, with their new value.
-    fn changed_tallies(&self) -> impl Iterator<Item = ([u8; 16], Tally)> + '_ {
+    /// The root tallies this batch changed, as writes: the new value, or a delete when no
+    /// document holds the block any more.
+    fn tally_writes(&self) -> impl Iterator<Item = ([u8; 16], Write)> + '_ {
         self.tallies
             .iter()
             .filter(|(_, (stored, now))| stored != now)
-            .map(|(key, (_, now))| (*key, *now))
+            .map(|(key, (_, now))| (*key, now.encode().map_or(Write::Delete, Write::Put)))
     }
 
     /// Adds the batch's block counters to `batch`, keys sorted (the memtable's skip list then
@@ -541,13 +541,7 @@ impl<'s> Txn<'s> {
                 }
             }
         }
-        writes.extend(self.changed_tallies().map(|(key, tally)| {
-            let write = match tally.encode() {
-                Some(value) => Write::Put(value),
-                None => Write::Delete,
-            };
-            (key, write)
-        }));
+        writes.extend(self.tally_writes());
         writes.sort_unstable_by_key(|w| w.0);
         for (key, write) in &writes {
             match write {
@@ -566,18 +560,12 @@ impl<'s> Txn<'s> {
     /// changes without progress (a restore, the one user, then starts over).
     pub fn ingest(self) -> Result<(), StateError> {
         let store = self.store;
-        let mut counts: Vec<([u8; 16], Sst)> = self
+        let mut counts: Vec<([u8; 16], Write)> = self
             .counts
             .iter()
             .filter(|(_, d)| **d != 0)
-            .map(|(k, d)| (*k, Sst::Merge(counter::encode(*d))))
-            .chain(self.changed_tallies().map(|(key, tally)| {
-                let op = match tally.encode() {
-                    Some(value) => Sst::Put(value),
-                    None => Sst::Delete,
-                };
-                (key, op)
-            }))
+            .map(|(k, d)| (*k, Write::Merge(*d)))
+            .chain(self.tally_writes())
             .collect();
         counts.sort_unstable_by_key(|(key, _)| *key);
         // The hot counters cannot follow a bulk load: they start over.
@@ -589,9 +577,7 @@ impl<'s> Txn<'s> {
         ingest_sorted(
             store,
             "support",
-            supports
-                .iter()
-                .map(|(k, d)| (&k[..], Sst::Merge(counter::encode(**d)))),
+            supports.iter().map(|(k, d)| (&k[..], Write::Merge(**d))),
         )?;
         let mut docs: Vec<_> = self.docs.iter().collect();
         docs.sort_unstable_by_key(|(key, _)| **key);
@@ -600,8 +586,8 @@ impl<'s> Txn<'s> {
             "docs",
             docs.iter().map(|(k, v)| {
                 let op = match v {
-                    Some(bytes) => Sst::Put(bytes.clone()),
-                    None => Sst::Delete,
+                    Some(bytes) => Write::Put(bytes.clone()),
+                    None => Write::Delete,
                 };
                 (&k[..], op)
             }),
@@ -613,8 +599,8 @@ impl<'s> Txn<'s> {
             "seen",
             seen.iter().map(|(k, v)| {
                 let op = match v {
-                    Some(seq) => Sst::Put(seq.to_be_bytes().to_vec()),
-                    None => Sst::Delete,
+                    Some(seq) => Write::Put(seq.to_be_bytes().to_vec()),
+                    None => Write::Delete,
                 };
                 (&k[..], op)
             }),
@@ -630,9 +616,9 @@ impl<'s> Txn<'s> {
             "domains",
             domains.iter().map(|(k, meta)| {
                 let op = if meta.held() == 0 {
-                    Sst::Delete
+                    Write::Delete
                 } else {
-                    Sst::Put(meta.encode())
+                    Write::Put(meta.encode())
                 };
                 (&k[..], op)
             }),
@@ -644,7 +630,7 @@ impl<'s> Txn<'s> {
             "progress",
             progress
                 .iter()
-                .map(|(k, o)| (k.as_bytes(), Sst::Put(o.to_be_bytes().to_vec()))),
+                .map(|(k, o)| (k.as_bytes(), Write::Put(o.to_be_bytes().to_vec()))),
         )
     }
 
@@ -773,19 +759,12 @@ fn write_counters<const N: usize>(
     Ok(())
 }
 
-/// One entry of a table file to ingest.
-enum Sst {
-    Put(Vec<u8>),
-    Merge([u8; 8]),
-    Delete,
-}
-
 /// Writes `entries` (keys strictly increasing) into a table file in the store's directory and
 /// ingests it into column family `cf` (nothing when there are no entries).
 fn ingest_sorted<K: AsRef<[u8]>>(
     store: &Store,
     cf: &'static str,
-    entries: impl Iterator<Item = (K, Sst)>,
+    entries: impl Iterator<Item = (K, Write)>,
 ) -> Result<(), StateError> {
     let mut entries = entries.peekable();
     if entries.peek().is_none() {
@@ -800,9 +779,9 @@ fn ingest_sorted<K: AsRef<[u8]>>(
         .map_err(db_err("creating a table file"))?;
     for (key, entry) in entries {
         match entry {
-            Sst::Put(value) => writer.put(key.as_ref(), value),
-            Sst::Merge(delta) => writer.merge(key.as_ref(), delta),
-            Sst::Delete => writer.delete(key.as_ref()),
+            Write::Put(value) => writer.put(key.as_ref(), value),
+            Write::Merge(delta) => writer.merge(key.as_ref(), counter::encode(delta)),
+            Write::Delete => writer.delete(key.as_ref()),
         }
         .map_err(db_err("writing a table file"))?;
     }
