@@ -213,6 +213,8 @@ proptest! {
         prop_assert!(streamed.counts.iter().chain(&streamed.supports).all(|(_, v)| *v > 0), "{:?}", streamed);
         prop_assert_eq!(&streamed, &dump(&fresh));
         prop_assert_eq!(&dump(&store), &streamed);
+        // Compacted: the tallies of forgotten documents left in place are gone from disk too.
+        prop_assert_eq!(store.stale_tallies().unwrap(), 0);
         let (a, b) = (store.sizes().unwrap().sst_bytes, fresh.sizes().unwrap().sst_bytes);
         prop_assert!(a + b / 100 + 512 >= b && a <= b + b / 5 + 512, "streamed {} bytes, fresh {} bytes", a, b);
     }
@@ -411,6 +413,69 @@ fn forgetting_subtracts_path_counts() {
     assert_eq!(store.begin().counts(root, root, &keys).unwrap(), vec![2, 2]);
     forget_domain_docs(&store, root, 2, 1);
     assert_eq!(dump(&store), StateDump::default());
+}
+
+#[test]
+fn the_oldest_documents_unique_blocks_go_stale_then_compact_away() {
+    let (_dir, store) = open();
+    // Block 1 is held by the first page alone, block 2 by both.
+    let page = |id: u32, blocks: Vec<u8>| Page {
+        domain: 0,
+        path: vec![0],
+        blocks,
+        elements: vec![],
+        id,
+    };
+    let (a, b) = (page(0, vec![1, 2]), page(1, vec![2]));
+    insert_all(&store, &[a.clone(), b.clone()], 2);
+    let root = a.domain_id();
+    let leaf = *a.branch().ids.last().unwrap();
+    let keys = [[1u8; 8], [2u8; 8]];
+    assert_eq!(store.begin().counts(root, leaf, &keys).unwrap(), vec![1, 1]);
+    forget_domain_docs(&store, root, 1, 1);
+    // The first page's tally is left in place, and read as absent at every node.
+    assert_eq!(store.stale_tallies().unwrap(), 1);
+    assert_eq!(store.begin().counts(root, root, &keys).unwrap(), vec![0, 1]);
+    assert_eq!(store.begin().counts(root, leaf, &keys).unwrap(), vec![0, 0]);
+    // A new holder of the block starts its count again from one, over the stale tally.
+    insert_all(&store, &[page(2, vec![1]), page(3, vec![4])], 2);
+    assert_eq!(store.begin().counts(root, root, &keys).unwrap(), vec![1, 1]);
+    assert_eq!(store.stale_tallies().unwrap(), 0);
+    // The second page's shared block goes at once; the third page's is left stale.
+    forget_domain_docs(&store, root, 2, 2);
+    assert_eq!(store.begin().counts(root, root, &keys).unwrap(), vec![0, 0]);
+    assert_eq!(store.stale_tallies().unwrap(), 1);
+    store.compact().unwrap();
+    assert_eq!(store.stale_tallies().unwrap(), 0);
+    assert_eq!(dump(&store), fresh_from_retained(&store).1.dump().unwrap());
+}
+
+#[test]
+fn a_domain_that_empties_numbers_its_documents_again_without_old_tallies() {
+    let (_dir, store) = open();
+    let page = |id: u32, blocks: Vec<u8>| Page {
+        domain: 1,
+        path: vec![],
+        blocks,
+        elements: vec![],
+        id,
+    };
+    insert_all(&store, &[page(0, vec![1]), page(1, vec![2])], 1);
+    let root = page(0, vec![]).domain_id();
+    // Forgetting the oldest leaves its tally stale; forgetting the last empties the domain.
+    forget_domain_docs(&store, root, 1, 1);
+    assert_eq!(store.stale_tallies().unwrap(), 1);
+    forget_domain_docs(&store, root, 1, 1);
+    assert_eq!(store.begin().domain(root).unwrap().next_seq, 0);
+    // Sequence numbers start from 0 again: the old tally of document 0 must not count.
+    insert_all(&store, &[page(5, vec![3])], 1);
+    let keys = [[1u8; 8], [2u8; 8], [3u8; 8]];
+    assert_eq!(
+        store.begin().counts(root, root, &keys).unwrap(),
+        vec![0, 0, 1]
+    );
+    assert_eq!(store.stale_tallies().unwrap(), 0);
+    assert_eq!(dump(&store), fresh_from_retained(&store).1.dump().unwrap());
 }
 
 /// Counts by (node, key) of the documents `docs` holds, as the paper defines them: at each node,

@@ -26,8 +26,11 @@ pub fn decode(bytes: &[u8]) -> i64 {
 /// the root alone, as [`Tally::Single`] with the sequence number of its document; its count below
 /// the root is 1 on that document's branch and 0 elsewhere, derived, not stored. A block is
 /// counted at every node of its documents' branches ([`Tally::Counted`]) from the moment a second
-/// document holds it, and stays so until no retained document does. Inserting and forgetting an
-/// article thus writes one counter per block instead of one per node of its branch.
+/// document holds it, and stays so until no retained document does. Inserting an article thus
+/// writes one counter per block instead of one per node of its branch; forgetting it as the
+/// domain's oldest writes none for those blocks: the tally is left in place, stale once the
+/// domain's oldest retained sequence number has moved past it, read as absent, and removed by
+/// compactions (see [`super::low_water`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tally {
     /// No retained document holds the block.

@@ -7,10 +7,12 @@
 pub mod counter;
 pub mod hot;
 pub mod keys;
+pub mod low_water;
 pub mod rebuild;
 mod txn;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rocksdb::{
     BlockBasedOptions, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, Options, DB,
@@ -98,6 +100,7 @@ const MEMTABLE_BLOOM_RATIO: f64 = 0.02;
 pub struct Store {
     db: DB,
     hot: hot::HotCounters,
+    low_water: Arc<low_water::LowWater>,
     path: PathBuf,
     sync: bool,
 }
@@ -112,6 +115,7 @@ impl Store {
         db_opts.set_keep_log_file_num(3);
         db_opts.set_max_total_wal_size(options.max_wal_bytes);
 
+        let low_water = Arc::new(low_water::LowWater::default());
         let cache = rocksdb::Cache::new_lru_cache(options.block_cache_bytes)
             .map_err(db_err("creating the block cache"))?;
         let descriptors = keys::COLUMN_FAMILIES.iter().map(|&name| {
@@ -133,15 +137,32 @@ impl Store {
             }
             if name == "counts" || name == "support" {
                 cf_opts.set_merge_operator_associative("urltree.add", counter::merge_add);
+            }
+            if name == "counts" {
+                // Root tallies of documents retention has moved past are left in place when the
+                // documents go (see `low_water`); compactions remove them.
+                let low_water = Arc::clone(&low_water);
+                cf_opts.set_compaction_filter("urltree.counts", move |level, key, value| {
+                    if low_water.is_stale(key, value) {
+                        rocksdb::compaction_filter::Decision::Remove
+                    } else {
+                        counter::drop_zero(level, key, value)
+                    }
+                });
+            } else if name == "support" {
                 cf_opts.set_compaction_filter("urltree.drop_zero", counter::drop_zero);
             }
             ColumnFamilyDescriptor::new(name, cf_opts)
         });
         let db = DB::open_cf_descriptors(&db_opts, &options.path, descriptors)
             .map_err(db_err("open"))?;
+        for (domain, meta) in domains(&db)? {
+            low_water.set(domain, &meta);
+        }
         Ok(Store {
             db,
             hot: hot::HotCounters::default(),
+            low_water,
             path: options.path.clone(),
             sync: options.sync,
         })
@@ -174,6 +195,10 @@ impl Store {
 
     pub(crate) fn hot(&self) -> &hot::HotCounters {
         &self.hot
+    }
+
+    pub(crate) fn low_water(&self) -> &low_water::LowWater {
+        &self.low_water
     }
 
     pub(crate) fn sync(&self) -> bool {
@@ -262,12 +287,22 @@ impl Store {
     /// same documents give equal dumps, whatever they held and forgot before.
     pub fn dump(&self) -> Result<StateDump, StateError> {
         let mut dump = StateDump::default();
+        let first_seq: std::collections::HashMap<[u8; 8], u64> = domains(&self.db)?
+            .into_iter()
+            .map(|(domain, meta)| (domain, meta.first_seq))
+            .collect();
         for name in keys::COLUMN_FAMILIES {
             let cf = self.cf(name)?;
             for item in self.db.iterator_cf(&cf, rocksdb::IteratorMode::Start) {
                 let (key, value) = item.map_err(db_err("iterating"))?;
                 match name {
                     "counts" => match counter::Tally::decode(Some(&value)) {
+                        // A tally of a document retention has moved past is stale: no count.
+                        counter::Tally::Single(seq)
+                            if <[u8; 8]>::try_from(&key[..8.min(key.len())])
+                                .ok()
+                                .and_then(|d| first_seq.get(&d))
+                                .is_some_and(|&f| seq < f) => {}
                         counter::Tally::Single(seq) => {
                             dump.counts.extend(self.single_counts(&key, seq)?);
                         }
@@ -290,6 +325,18 @@ impl Store {
         }
         dump.counts.sort_unstable();
         Ok(dump)
+    }
+
+    /// Stored root tallies of documents that retention has moved past (see [`low_water`]):
+    /// readers take them as absent, and compactions remove them, so a compacted state has none.
+    pub fn stale_tallies(&self) -> Result<u64, StateError> {
+        let cf = self.cf("counts")?;
+        let mut stale = 0;
+        for item in self.db.iterator_cf(&cf, rocksdb::IteratorMode::Start) {
+            let (key, value) = item.map_err(db_err("iterating"))?;
+            stale += u64::from(self.low_water.is_stale(&key, &value));
+        }
+        Ok(stale)
     }
 
     /// The counters a root tally of one document stands for: 1 at every node of its branch.
@@ -320,6 +367,27 @@ impl Store {
             .map(|node| ([&node.0[..], block].concat(), 1))
             .collect())
     }
+}
+
+/// Every domain's bookkeeping, by domain id, from the `domains` column family.
+fn domains(db: &DB) -> Result<Vec<([u8; 8], DomainMeta)>, StateError> {
+    let corrupt = |detail: String| StateError::Corrupt {
+        cf: "domains",
+        detail,
+    };
+    let cf = db
+        .cf_handle("domains")
+        .ok_or_else(|| corrupt("column family missing".into()))?;
+    let mut out = Vec::new();
+    for item in db.iterator_cf(&cf, rocksdb::IteratorMode::Start) {
+        let (key, value) = item.map_err(db_err("reading the domains"))?;
+        let domain = <[u8; 8]>::try_from(&key[..])
+            .map_err(|_| corrupt(format!("{}-byte key", key.len())))?;
+        let meta =
+            DomainMeta::decode(&value).ok_or_else(|| corrupt(format!("{} bytes", value.len())))?;
+        out.push((domain, meta));
+    }
+    Ok(out)
 }
 
 /// Bytes of a state by where they are (see [`Store::sizes`]).

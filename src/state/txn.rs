@@ -258,6 +258,9 @@ impl<'s> Txn<'s> {
             .chain(&fp.paths)
             .map(|b| keys::count_key(*root, b))
             .collect();
+        // Forgetting a document that retention has moved past (the oldest), its tallies of one
+        // document are left stale instead of deleted (see `low_water`).
+        let stale_when_gone = sign < 0 && seq < self.domain(domain)?.first_seq;
         self.load_tallies(&blocks)?;
         for (key, block) in blocks.iter().zip(fp.blocks.iter().chain(&fp.paths)) {
             let now = self.tallies.get(key).map_or(Tally::Absent, |t| t.1);
@@ -298,6 +301,9 @@ impl<'s> Txn<'s> {
                 }
             }
             if let Some(entry) = self.tallies.get_mut(key) {
+                if stale_when_gone && now == Tally::Single(seq) && entry.0 == now {
+                    entry.0 = Tally::Absent;
+                }
                 entry.1 = next;
             }
         }
@@ -361,6 +367,11 @@ impl<'s> Txn<'s> {
         missing.dedup();
         let tallies = self.read_counts(&missing, Tally::decode)?;
         for (key, tally) in missing.iter().zip(tallies) {
+            // A tally of a document the domain's retention has moved past is stale: absent.
+            let tally = match tally {
+                Tally::Single(seq) if seq < self.domain(domain_of(key))?.first_seq => Tally::Absent,
+                t => t,
+            };
             self.tallies.insert(*key, (tally, tally));
         }
         Ok(())
@@ -480,6 +491,24 @@ impl<'s> Txn<'s> {
             .collect())
     }
 
+    /// The domains this batch leaves holding no document (their bookkeeping is deleted).
+    fn emptied_domains(&self) -> Vec<NodeId> {
+        self.dirty_domains
+            .iter()
+            .filter(|d| self.domains.get(*d).is_some_and(|m| m.held() == 0))
+            .copied()
+            .collect()
+    }
+
+    /// Moves the low-water marks of the domains this batch changed to their committed state.
+    fn set_low_water(&self) {
+        for domain in &self.dirty_domains {
+            if let Some(meta) = self.domains.get(domain) {
+                self.store.low_water().set(domain.0, meta);
+            }
+        }
+    }
+
     /// Records that every input of `source` before `next_offset` is applied by this batch.
     pub fn set_progress(&mut self, source: &str, next_offset: u64) {
         self.progress.insert(source.to_owned(), next_offset);
@@ -568,6 +597,15 @@ impl<'s> Txn<'s> {
             .chain(self.tally_writes())
             .collect();
         counts.sort_unstable_by_key(|(key, _)| *key);
+        // Emptied domains go with their root tallies, as in a commit (before the load, whose
+        // table file lies above the deletion).
+        for root in self.emptied_domains() {
+            let (from, to) = root_range(root);
+            store
+                .db()
+                .delete_range_cf(store.cf("counts")?, &from[..], &to[..])
+                .map_err(db_err("deleting an emptied domain's tallies"))?;
+        }
         // The hot counters cannot follow a bulk load: they start over.
         let ingested = ingest_sorted(store, "counts", counts.into_iter());
         store.hot().clear();
@@ -623,6 +661,7 @@ impl<'s> Txn<'s> {
                 (&k[..], op)
             }),
         )?;
+        self.set_low_water();
         let mut progress: Vec<_> = self.progress.iter().collect();
         progress.sort_unstable();
         ingest_sorted(
@@ -639,6 +678,15 @@ impl<'s> Txn<'s> {
         let store = self.store;
         let mut batch = WriteBatch::default();
         let roots = &self.roots;
+        // A domain that holds nothing any more goes with every tally at its root, the stale ones
+        // too, so that the sequence numbers it starts again from name no old tally. First in the
+        // batch: the batch's own writes to those keys come after it.
+        let emptied = self.emptied_domains();
+        let counts = store.cf("counts")?;
+        for root in &emptied {
+            let (from, to) = root_range(*root);
+            batch.delete_range_cf(&counts, &from[..], &to[..]);
+        }
         let count_writes = self.write_counts(&mut batch)?;
         write_counters(store, &mut batch, "support", &self.supports, |node| {
             roots.get(node).copied()
@@ -679,11 +727,35 @@ impl<'s> Txn<'s> {
             .write_opt(batch, &opts)
             .map_err(db_err("committing a batch"))
             .inspect_err(|_| store.hot().clear())?;
-        store
-            .hot()
-            .apply(count_writes.iter().map(|(key, write)| (key, write)));
+        if emptied.is_empty() {
+            store
+                .hot()
+                .apply(count_writes.iter().map(|(key, write)| (key, write)));
+        } else {
+            // A range deletion cannot be followed key by key.
+            store.hot().clear();
+        }
+        self.set_low_water();
         Ok(())
     }
+}
+
+/// The domain whose root a root tally's key names.
+fn domain_of(key: &[u8; 16]) -> NodeId {
+    let mut domain = [0u8; 8];
+    domain.copy_from_slice(&key[..8]);
+    NodeId(domain)
+}
+
+/// Bounds of the range holding every `counts` key of `root` (its root tallies): from the
+/// root's id followed by zeros, up to (excluded) a key longer than any with that prefix.
+fn root_range(root: NodeId) -> ([u8; 16], [u8; 17]) {
+    let mut from = [0u8; 16];
+    from[..8].copy_from_slice(&root.0);
+    let mut to = [0xffu8; 17];
+    to[..8].copy_from_slice(&root.0);
+    to[16] = 0;
+    (from, to)
 }
 
 /// Adds a batch's support deltas (`n_s`) to `batch`, keys sorted (the memtable's skip list then
