@@ -31,12 +31,28 @@ pub fn tool(name: &str) -> PathBuf {
     path
 }
 
-/// A loopback port that was free a moment ago.
+/// Ports handed out by [`free_port`]: below Linux's ephemeral range (32768 and up), which the
+/// system draws from for every outgoing connection and every bind to port 0, so no client socket
+/// of a test running beside it takes the port between the check and the server's bind.
+const TEST_PORTS: std::ops::Range<u16> = 20_000..32_000;
+
+/// A loopback port that was free a moment ago, drawn at random from [`TEST_PORTS`] (so tests
+/// running at once rarely draw the same one).
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("no free loopback port")
-        .port()
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static DRAWS: AtomicU64 = AtomicU64::new(0);
+    for _ in 0..1000 {
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u64(DRAWS.fetch_add(1, Ordering::Relaxed));
+        hasher.write_u32(std::process::id());
+        let span = u64::from(TEST_PORTS.end - TEST_PORTS.start);
+        let port = TEST_PORTS.start + (hasher.finish() % span) as u16;
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free loopback port in {TEST_PORTS:?}");
 }
 
 /// A tansu broker on a free loopback port, killed on drop.
@@ -50,11 +66,22 @@ impl Broker {
     /// Starts the broker (`URLTREE_TANSU` or `target/tools/tansu`) and waits until it accepts
     /// connections.
     pub fn start() -> Broker {
+        // A broker that finds its port taken exits, and a connection to the port would then
+        // reach whoever holds it: a test must talk to its own broker, so it starts again.
+        for _ in 0..5 {
+            if let Some(broker) = Broker::start_on(free_port()) {
+                return broker;
+            }
+        }
+        panic!("the broker did not start on any of five ports");
+    }
+
+    /// Starts the broker on `port`; `None` when it exits at start (its port was taken).
+    fn start_on(port: u16) -> Option<Broker> {
         let binary = match std::env::var_os("URLTREE_TANSU") {
             Some(path) => PathBuf::from(path),
             None => tool("tansu"),
         };
-        let port = free_port();
         let url = format!("tcp://127.0.0.1:{port}");
         let child = Command::new(&binary)
             .args(["broker", "--listener-url", &url])
@@ -70,13 +97,19 @@ impl Broker {
         };
         let deadline = Instant::now() + Duration::from_secs(20);
         while TcpStream::connect(&broker.addr).is_err() {
-            if let Ok(Some(status)) = broker.child.try_wait() {
-                panic!("the broker exited at start: {status}");
+            if let Ok(Some(_)) = broker.child.try_wait() {
+                return None;
             }
             assert!(Instant::now() < deadline, "the broker did not start");
             std::thread::sleep(Duration::from_millis(20));
         }
-        broker
+        // The port answers; it is this broker's only if the broker still runs once it has had
+        // time to fail its bind.
+        std::thread::sleep(Duration::from_millis(200));
+        match broker.child.try_wait() {
+            Ok(None) => Some(broker),
+            _ => None,
+        }
     }
 
     /// Creates topics of the given partition counts.
