@@ -20,7 +20,9 @@ pub fn block(
         count: Some(count),
         path_count,
         hint: Hint::None,
+        marked_main: None,
         h1: false,
+        heading: false,
     }
 }
 
