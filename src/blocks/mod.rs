@@ -87,6 +87,10 @@ pub struct Block {
     /// What the markup of the block's open containers (below `html` and `body`) says of it:
     /// [`Hint::Boilerplate`] when any of them is marked so, else [`Hint::Content`] when any is.
     pub hint: Hint,
+    /// Document-order ordinal of the innermost open container whose own markup marks it as the
+    /// main text (`<article>`, `<main>`, `role=main`, `itemprop=articleBody`), whatever marks
+    /// its other containers; `None` outside any.
+    pub marked_main: Option<u32>,
     /// Document-order ordinal of the outermost `<pre>` (or `listing`, `plaintext`) the block is
     /// in, `None` outside one. Blocks of one preformatted element share it.
     pub pre: Option<u32>,

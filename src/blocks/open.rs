@@ -117,6 +117,19 @@ impl OpenElements {
         }
     }
 
+    /// The ordinal of the innermost open container whose own markup marks it as the main text
+    /// (`<article>`, `<main>`, `role=main`, `itemprop=articleBody`), if any.
+    #[inline]
+    pub(crate) fn marked_main(&self) -> Option<u32> {
+        if self.content == 0 {
+            return None;
+        }
+        self.containers
+            .iter()
+            .rfind(|c| c.hint == Hint::Content)
+            .map(|c| c.ordinal)
+    }
+
     fn count_hint(&mut self, hint: Hint, up: bool) {
         let n = match hint {
             Hint::Boilerplate => &mut self.boilerplate,

@@ -101,6 +101,7 @@ struct State {
     block_path: String,
     block_ancestors: Vec<u32>,
     block_hint: Hint,
+    block_marked_main: Option<u32>,
     block_pre: Option<u32>,
     /// The language of the code of the `<pre>` with this ordinal (from its or its `<code>`'s
     /// class), and that of the current block.
@@ -257,6 +258,7 @@ impl State {
         self.block_path.clear();
         self.block_ancestors.clear();
         self.block_hint = Hint::None;
+        self.block_marked_main = None;
         self.block_pre = None;
         self.pre_language = None;
         self.block_code_language = None;
@@ -478,6 +480,7 @@ impl State {
                 .open
                 .ancestors(limits.max_ancestors.min(limits.max_depth));
             self.block_hint = self.open.hint();
+            self.block_marked_main = self.open.marked_main();
             self.block_pre = pre;
             self.block_code_language = match (pre, &self.pre_language) {
                 (Some(ordinal), Some((at, language))) if ordinal == *at => Some(language.clone()),
@@ -557,6 +560,7 @@ impl State {
                 chars: done.chars,
                 truncated: done.truncated,
                 hint: self.block_hint,
+                marked_main: self.block_marked_main,
                 pre: self.block_pre,
                 code_language: self.block_code_language.take(),
                 code_spans,

@@ -11,15 +11,7 @@ pub(super) fn facts<'b>(blocks: &'b [Block], evidence: &Evidence) -> Vec<BlockFa
         .iter()
         .zip(&evidence.counts)
         .zip(&evidence.path_counts)
-        .map(|((b, &count), &path_count)| BlockFacts {
-            chars: b.chars,
-            link_chars: b.link_chars,
-            ancestors: &b.ancestors,
-            count,
-            path_count,
-            hint: b.hint,
-            h1: b.path == "h1" || b.path.ends_with("/h1"),
-        })
+        .map(|((b, &count), &path_count)| BlockFacts::of(b, count, path_count))
         .collect()
 }
 

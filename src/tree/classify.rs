@@ -8,6 +8,7 @@
 
 use super::heuristic::{Choice, Heuristic, Label};
 use super::hybrid::{Hybrid, Rules};
+use crate::blocks::Block;
 pub use crate::blocks::Hint;
 
 /// Decides which blocks of a page are content.
@@ -83,8 +84,32 @@ pub struct BlockFacts<'a> {
     pub path_count: u64,
     /// What the markup around the block says of it.
     pub hint: Hint,
+    /// The ordinal of the innermost element around the block that the markup marks as the main
+    /// text (`<article>`, `<main>`), if any.
+    pub marked_main: Option<u32>,
     /// True when the block's container is an `<h1>`.
     pub h1: bool,
+    /// True when the block's container is a heading, `<h1>` to `<h6>`.
+    pub heading: bool,
+}
+
+impl<'a> BlockFacts<'a> {
+    /// The facts of `block`, its text counted `count` times and its path `path_count` times at
+    /// the deciding node.
+    pub fn of(block: &'a Block, count: Option<u64>, path_count: u64) -> BlockFacts<'a> {
+        let container = block.path.rsplit('/').next().unwrap_or(&block.path);
+        BlockFacts {
+            chars: block.chars,
+            link_chars: block.link_chars,
+            ancestors: &block.ancestors,
+            count,
+            path_count,
+            hint: block.hint,
+            marked_main: block.marked_main,
+            h1: container == "h1",
+            heading: matches!(container.as_bytes(), [b'h', b'1'..=b'6']),
+        }
+    }
 }
 
 /// What the classifier knows of the deciding node.
@@ -157,7 +182,9 @@ mod tests {
             count,
             path_count: 0,
             hint: Hint::None,
+            marked_main: None,
             h1: false,
+            heading: false,
         }
     }
 

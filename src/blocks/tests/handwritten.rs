@@ -585,6 +585,28 @@ fn markup_hints_of_enclosing_elements() {
 }
 
 #[test]
+fn the_innermost_element_marked_as_the_main_text() {
+    // Ordinals: html 0, body 1, div 2, p 3, main 4, article 5, p 6, div 7, article 8, p 9,
+    // div 10 (its class marks it as a sidebar), article 11, p 12.
+    let page = r#"<html><body><div><p>Frame</p></div>
+<main><article><p>Text</p></article><div><article><p>Teaser</p></article></div></main>
+<div class="sidebar"><article><p>Marked inside a sidebar</p></article></div>
+</body></html>"#;
+    let got: Vec<(String, Option<u32>)> = split(page)
+        .into_iter()
+        .map(|b| (b.text, b.marked_main))
+        .collect();
+    let want = [
+        ("Frame", None),
+        ("Text", Some(5)),
+        ("Teaser", Some(8)),
+        ("Marked inside a sidebar", Some(11)),
+    ];
+    let want: Vec<(String, Option<u32>)> = want.iter().map(|(t, m)| (t.to_string(), *m)).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
 fn metadata_is_read_in_the_same_pass() {
     let html = r#"<!doctype html><html><head><title>T</title>
         <meta charset="utf-8"><META NAME="Description" CONTENT="A page &amp; its text">

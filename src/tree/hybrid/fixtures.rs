@@ -20,7 +20,9 @@ pub fn block(
         count: Some(count),
         path_count,
         hint: Hint::None,
+        marked_main: None,
         h1: false,
+        heading: false,
     }
 }
 
@@ -53,3 +55,18 @@ pub fn run_params(blocks: &[BlockFacts<'_>], support: u64, params: &Params) -> V
 pub const NAV: [[u32; 5]; 3] = [[0, 1, 2, 3, 4], [0, 1, 2, 3, 5], [0, 1, 2, 3, 6]];
 /// Three paragraphs of the article.
 pub const ARTICLE: [[u32; 4]; 3] = [[0, 1, 7, 8], [0, 1, 7, 9], [0, 1, 7, 10]];
+
+/// The blocks of a small real page.
+pub fn parse(html: &str) -> Vec<crate::blocks::Block> {
+    crate::blocks::Tokenizer::new(crate::blocks::ParseLimits::default())
+        .blocks(html.as_bytes())
+        .expect("blocks")
+}
+
+/// The facts of a page's blocks on a domain's first page: each block and path seen once.
+pub fn first_page(blocks: &[crate::blocks::Block]) -> Vec<BlockFacts<'_>> {
+    blocks
+        .iter()
+        .map(|b| BlockFacts::of(b, b.hash.map(|_| 1), 1))
+        .collect()
+}

@@ -12,7 +12,9 @@
 //! not yet know, the main subtree then narrows to the child that holds all its evidence for the
 //! text, when the rest of it holds none (only links, labels shorter than a phrase, dropped text):
 //! the same score that widens it, read downward. Blocks
-//! outside it are dropped.
+//! outside it are dropped. When one element the markup marks as the main text (an `<article>`)
+//! holds most of the marked text, it bounds the text inside the main subtree too: what lies
+//! beside it is dropped, but for the headings and marked text before it and its peers.
 
 use super::markup::MIN_MARKED_MAIN;
 use super::Params;
@@ -134,6 +136,103 @@ pub fn main_subtree(
         chain[best]
     };
     Some(Main::Element(main))
+}
+
+/// The element the markup marks as the main text (`<article>`, `<main>`, `role=main`,
+/// `itemprop=articleBody`) that holds most of the page's marked main text, at least
+/// [`MIN_MARKED_MAIN`] characters of it, when it lies in the main subtree `main`: the innermost
+/// marked element around each still-unique block is credited with its text (links excluded but on
+/// an index page, `links_are_text`). Marks of the main text count even inside a region a class
+/// word marks as boilerplate (a layout wrapper named for the sidebar or the ads beside the
+/// text), where the markup rule did not trust those. An element holding only part of the marked
+/// text (one post of a thread, each marked as an article) bounds nothing.
+pub fn marked_main(
+    blocks: &[BlockFacts<'_>],
+    reasons: &[Reason],
+    main: Main,
+    links_are_text: bool,
+) -> Option<u32> {
+    let Main::Element(main) = main else {
+        return None;
+    };
+    let mut held: Vec<(u32, u64)> = blocks
+        .iter()
+        .zip(reasons)
+        .filter(|(_, r)| **r == Reason::Unique)
+        .filter_map(|(b, _)| {
+            let text = if links_are_text {
+                b.chars
+            } else {
+                b.chars - b.link_chars.min(b.chars)
+            };
+            Some((b.marked_main?, u64::from(text)))
+        })
+        .collect();
+    let total: u64 = held.iter().map(|h| h.1).sum();
+    if total < MIN_MARKED_MAIN {
+        return None;
+    }
+    held.sort_unstable_by_key(|h| h.0);
+    let mut best = (0u32, 0u64);
+    for run in held.chunk_by(|a, b| a.0 == b.0) {
+        let sum = run.iter().map(|h| h.1).sum();
+        if sum > best.1 {
+            best = (run[0].0, sum);
+        }
+    }
+    let (element, chars) = best;
+    let inside = blocks
+        .iter()
+        .any(|b| b.marked_main == Some(element) && b.ancestors.binary_search(&main).is_ok());
+    (inside && 2 * chars > total).then_some(element)
+}
+
+/// Bounds the main text by the element `marked` that the markup marks as it (see
+/// [`marked_main`]): drops the still-unique blocks of the main subtree `main` outside it, except
+/// the text of its peers and, before it, headings and other marked text. An `<article>` is its
+/// author's statement of where the text ends: what follows it beside it (teasers of other
+/// articles with their leads, a list of the site's news, an author's box, the comments of a
+/// page whose markup marks no comments) and what precedes it but its title (share bars, a
+/// ticker) is the page's frame, however textual. The title of a text often stands in a header
+/// above its article, and a text interrupted by a box can be marked as several articles; the
+/// posts of a thread repeat one structure, each a peer of the longest.
+pub fn bound_by_marked(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main, marked: u32) {
+    let Some(last) = blocks.iter().rposition(|b| b.marked_main == Some(marked)) else {
+        return;
+    };
+    let anchor = &blocks[last];
+    for (i, (block, reason)) in blocks.iter().zip(out.iter_mut()).enumerate() {
+        if *reason != Reason::Unique
+            || !within(block, main)
+            || block.ancestors.binary_search(&marked).is_ok()
+        {
+            continue;
+        }
+        let keep = match block.marked_main {
+            Some(e) => i < last || peers(anchor, marked, block, e),
+            None => i < last && block.heading,
+        };
+        if !keep {
+            *reason = Reason::OutsideMainSubtree;
+        }
+    }
+}
+
+/// True when the element `e` around block `b` sits in the same place of a repeated structure as
+/// the element `m` around block `a`: as many levels below the deepest element holding both
+/// (siblings, or the posts of a thread each in a wrapper of its own).
+fn peers(a: &BlockFacts<'_>, m: u32, b: &BlockFacts<'_>, e: u32) -> bool {
+    let (Ok(at_m), Ok(at_e)) = (a.ancestors.binary_search(&m), b.ancestors.binary_search(&e))
+    else {
+        return false;
+    };
+    (0..at_m)
+        .rev()
+        .find_map(|k| {
+            let at = b.ancestors[..at_e].binary_search(&a.ancestors[k]).ok()?;
+            Some(at_m - k == at_e - at)
+        })
+        .unwrap_or(false)
 }
 
 /// Narrows the main subtree `main` to its child that holds every block with evidence for the text
@@ -298,7 +397,7 @@ pub fn drop_outside(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{block, run, run_params, run_with, ARTICLE};
+    use super::super::fixtures::{block, first_page, parse, run, run_params, run_with, ARTICLE};
     use super::super::{Params, Rules};
     use crate::blocks::Hint;
     use crate::tree::{Label, Reason};
@@ -498,5 +597,96 @@ mod tests {
             run(&blocks, 1),
             vec![Unique, Unique, OutsideMainSubtree, Repeated]
         );
+    }
+
+    /// The kept texts of a small real page judged on a domain's first page under `rules`.
+    fn kept(html: &str, rules: Rules) -> Vec<String> {
+        let blocks = parse(html);
+        let reasons = run_with(&first_page(&blocks), 1, rules);
+        blocks
+            .iter()
+            .zip(reasons)
+            .filter(|(_, r)| r.label() == Label::Content)
+            .map(|(b, _)| b.text.clone())
+            .collect()
+    }
+
+    const SENTENCES: &str = "The team won its third game in a row on Tuesday night, and the \
+        coach said the players had finally found the rhythm they were missing all season long.";
+
+    #[test]
+    fn the_article_bounds_the_text_of_a_news_page() {
+        // A story marked as an article, a byline above it, and after it, inside the same `<main>`,
+        // teasers of other stories whose leads are full sentences.
+        let teaser = "Another story of the week that the site wants read next, with a lead that \
+            runs to two full sentences. It says what happened and who said it.";
+        let html = format!(
+            r#"<html><body><nav><a href="/">Home</a> <a href="/news">News</a></nav>
+<div class="page"><h1>Wild beat Sabres as Parise scores twice</h1>
+<div class="byline">By Ann Lee, published November 19, 2019 at 8:59 pm</div>
+<main><article><p>{s}</p><p>{s}</p><p>{s}</p></article>
+<section><h2>More from the Wild</h2><ul>
+<li><article><p>{t}</p></article></li><li><article><p>{t}</p></article></li>
+</ul></section></main></div></body></html>"#,
+            s = SENTENCES,
+            t = teaser
+        );
+        let title = "Wild beat Sabres as Parise scores twice";
+        let with = kept(&html, Rules::default());
+        assert_eq!(with, [title, SENTENCES, SENTENCES, SENTENCES]);
+        // Without the rule the teasers, the heading over them and the byline stay.
+        let without = kept(&html, Rules::default().without("marked_main").unwrap());
+        assert!(without.contains(&teaser.to_string()), "{without:?}");
+        assert!(
+            without.contains(&"More from the Wild".to_string()),
+            "{without:?}"
+        );
+    }
+
+    #[test]
+    fn the_posts_of_a_thread_are_peers_of_its_longest() {
+        // A thread whose opening post holds most of its text, each post an article in a wrapper
+        // of its own; the list of similar threads after them is not a post.
+        let reply = "I had the same trouble last winter and a new battery fixed it for me.";
+        let html = format!(
+            r#"<html><body><h1>Car will not start in the cold</h1><div class="thread">
+<div class="wrap"><article><p>{s}</p><p>{s}</p><p>{s}</p></article></div>
+<div class="wrap"><article><p>{r}</p></article></div>
+<div class="wrap"><article><p>{r} Check the terminals too.</p></article></div>
+</div><div><h3>Similar threads</h3><p>Engine cranks but will not start on cold mornings in winter</p></div>
+</body></html>"#,
+            s = SENTENCES,
+            r = reply
+        );
+        let with = kept(&html, Rules::default());
+        assert!(with.contains(&reply.to_string()), "{with:?}");
+        assert!(
+            with.contains(&format!("{reply} Check the terminals too.")),
+            "{with:?}"
+        );
+        assert!(
+            !with.iter().any(|t| t.starts_with("Engine cranks")),
+            "{with:?}"
+        );
+    }
+
+    #[test]
+    fn an_article_inside_a_wrapper_marked_as_a_sidebar_still_bounds_the_text() {
+        // The theme names the wrapper of the whole page for its sidebar, so the markup rule does
+        // not trust its marks; the article is still the author's text, the widget after it not.
+        let about = "Thank you for stopping by! My name is Regan and I live in Massachusetts \
+            with my husband, our two kids and a very lazy dog who loves long walks.";
+        let html = format!(
+            r#"<html><body><div class="container penci_sidebar"><div id="main">
+<article class="post"><h1>Hiking the Boulder Flat Irons</h1><p>{s}</p><p>{s}</p></article>
+<aside class="widget"><h4>About me</h4><p>{a}</p></aside></div></div></body></html>"#,
+            s = SENTENCES,
+            a = about
+        );
+        let with = kept(&html, Rules::default());
+        assert!(!with.contains(&about.to_string()), "{with:?}");
+        assert_eq!(with.len(), 3, "{with:?}");
+        let without = kept(&html, Rules::default().without("marked_main").unwrap());
+        assert!(without.contains(&about.to_string()), "{without:?}");
     }
 }

@@ -16,7 +16,10 @@
 //!   trafilatura's cues, ARIA landmark roles);
 //! - [`main_text`]: the DOM subtree holding the main text (Viveros-Jiménez et al. 2018), narrowed
 //!   to the child that holds all of its text; at a trusted node the unique blocks between the
-//!   page's one `<h1>` and the main subtree are its lead-in;
+//!   page's one `<h1>` and the main subtree are its lead-in; the element the markup marks as the
+//!   main text (`<article>`), when it holds most of the marked text, bounds it (HTML's sectioning
+//!   semantics: an article is a self-contained composition; readability's and trafilatura's
+//!   preference for it);
 //! - [`within_text`]: repeated blocks inside the main text between kept blocks belong to it;
 //! - [`title`]: the `<h1>` nearest before the main text is its title;
 //! - [`stubs`]: a page the tree would leave empty is judged by its structure alone.
@@ -66,6 +69,10 @@ pub struct Rules {
     pub markup: bool,
     /// [`main_text`]: blocks outside the main subtree are dropped.
     pub main_subtree: bool,
+    /// [`main_text`]: the element the markup marks as the main text (`<article>`, `<main>`),
+    /// when it holds most of the marked text, bounds it: what lies beside it in the main
+    /// subtree is dropped, but for its title and its peers.
+    pub marked_main: bool,
     /// [`main_text`]: on a page the tree does not yet know, the main subtree narrows to the child
     /// holding all its text.
     pub narrow: bool,
@@ -90,6 +97,7 @@ impl Default for Rules {
             linked_text: true,
             markup: true,
             main_subtree: true,
+            marked_main: true,
             narrow: true,
             lead_in: true,
             within_text: true,
@@ -101,7 +109,7 @@ impl Default for Rules {
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 12] = [
+    pub const NAMES: [&'static str; 13] = [
         "template",
         "links",
         "index_pages",
@@ -109,6 +117,7 @@ impl Rules {
         "linked_text",
         "markup",
         "main_subtree",
+        "marked_main",
         "narrow",
         "lead_in",
         "within_text",
@@ -126,6 +135,7 @@ impl Rules {
             "linked_text" => &mut self.linked_text,
             "markup" => &mut self.markup,
             "main_subtree" => &mut self.main_subtree,
+            "marked_main" => &mut self.marked_main,
             "narrow" => &mut self.narrow,
             "lead_in" => &mut self.lead_in,
             "within_text" => &mut self.within_text,
@@ -280,8 +290,16 @@ fn classify_with(
         return;
     };
     let list_page = params.rules.index_pages && links::is_list_page(blocks, out, main, params);
+    let marked = if params.rules.marked_main {
+        main_text::marked_main(blocks, out, main, index_page)
+    } else {
+        None
+    };
     main_text::keep_inside(blocks, out, main, Reason::Template);
     main_text::drop_outside(blocks, out, main);
+    if let Some(marked) = marked {
+        main_text::bound_by_marked(blocks, out, main, marked);
+    }
     if params.rules.lead_in && trusted {
         main_text::keep_lead_in(blocks, out, main);
     }
