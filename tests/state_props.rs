@@ -416,6 +416,42 @@ fn forgetting_subtracts_path_counts() {
 }
 
 #[test]
+fn a_domain_whose_bookkeeping_does_not_decode_fails_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = StateOptions {
+        path: dir.path().to_owned(),
+        ..StateOptions::default()
+    };
+    let page = |domain: usize| Page {
+        domain,
+        path: vec![],
+        blocks: vec![1],
+        elements: vec![],
+        id: 0,
+    };
+    {
+        let store = Store::open(&options).unwrap();
+        insert_all(&store, &[page(0), page(1)], 2);
+        // In table files, so the raw open below has no log to replay without the merge operator.
+        store.flush().unwrap();
+    }
+    {
+        // A damaged entry for the first domain, written behind the store's back.
+        let mut opts = rocksdb::Options::default();
+        opts.create_if_missing(false);
+        let names = urltree::state::keys::COLUMN_FAMILIES;
+        let db = rocksdb::DB::open_cf(&opts, dir.path(), names).unwrap();
+        let cf = db.cf_handle("domains").unwrap();
+        db.put_cf(&cf, page(0).domain_id().0, b"garbage").unwrap();
+    }
+    // The store opens; the damaged domain reports itself, the other works.
+    let store = Store::open(&options).unwrap();
+    let err = store.begin().domain(page(0).domain_id()).unwrap_err();
+    assert!(err.to_string().contains("domains"), "{err}");
+    assert_eq!(store.begin().domain(page(1).domain_id()).unwrap().held(), 1);
+}
+
+#[test]
 fn the_oldest_documents_unique_blocks_go_stale_then_compact_away() {
     let (_dir, store) = open();
     // Block 1 is held by the first page alone, block 2 by both.

@@ -157,7 +157,15 @@ impl Store {
         let db = DB::open_cf_descriptors(&db_opts, &options.path, descriptors)
             .map_err(db_err("open"))?;
         for (domain, meta) in domains(&db)? {
-            low_water.set(domain, &meta);
+            match (<[u8; 8]>::try_from(&domain[..]), meta) {
+                (Ok(domain), Some(meta)) => low_water.set(domain, &meta),
+                // The domain's stale tallies stay until it is written again; its reads report
+                // the corruption.
+                _ => tracing::warn!(
+                    key_bytes = domain.len(),
+                    "a domain's bookkeeping does not decode; its stale tallies are kept"
+                ),
+            }
         }
         Ok(Store {
             db,
@@ -287,10 +295,14 @@ impl Store {
     /// same documents give equal dumps, whatever they held and forgot before.
     pub fn dump(&self) -> Result<StateDump, StateError> {
         let mut dump = StateDump::default();
-        let first_seq: std::collections::HashMap<[u8; 8], u64> = domains(&self.db)?
-            .into_iter()
-            .map(|(domain, meta)| (domain, meta.first_seq))
-            .collect();
+        let mut first_seq = std::collections::HashMap::new();
+        for (domain, meta) in domains(&self.db)? {
+            let meta = meta.ok_or_else(|| StateError::Corrupt {
+                cf: "domains",
+                detail: format!("an entry of a {}-byte key does not decode", domain.len()),
+            })?;
+            first_seq.insert(domain, meta.first_seq);
+        }
         for name in keys::COLUMN_FAMILIES {
             let cf = self.cf(name)?;
             for item in self.db.iterator_cf(&cf, rocksdb::IteratorMode::Start) {
@@ -299,9 +311,9 @@ impl Store {
                     "counts" => match counter::Tally::decode(Some(&value)) {
                         // A tally of a document retention has moved past is stale: no count.
                         counter::Tally::Single(seq)
-                            if <[u8; 8]>::try_from(&key[..8.min(key.len())])
-                                .ok()
-                                .and_then(|d| first_seq.get(&d))
+                            if key
+                                .get(..8)
+                                .and_then(|d| first_seq.get(d))
                                 .is_some_and(|&f| seq < f) => {}
                         counter::Tally::Single(seq) => {
                             dump.counts.extend(self.single_counts(&key, seq)?);
@@ -369,23 +381,23 @@ impl Store {
     }
 }
 
-/// Every domain's bookkeeping, by domain id, from the `domains` column family.
-fn domains(db: &DB) -> Result<Vec<([u8; 8], DomainMeta)>, StateError> {
-    let corrupt = |detail: String| StateError::Corrupt {
+/// A `domains` entry: the domain id as stored and its bookkeeping, `None` when it does not decode.
+type DomainEntry = (Vec<u8>, Option<DomainMeta>);
+
+/// Every domain's bookkeeping by domain id, from the `domains` column family (the caller decides
+/// whether an entry that does not decode is fatal).
+fn domains(db: &DB) -> Result<Vec<DomainEntry>, StateError> {
+    let cf = db.cf_handle("domains").ok_or_else(|| StateError::Corrupt {
         cf: "domains",
-        detail,
-    };
-    let cf = db
-        .cf_handle("domains")
-        .ok_or_else(|| corrupt("column family missing".into()))?;
+        detail: "column family missing".into(),
+    })?;
     let mut out = Vec::new();
     for item in db.iterator_cf(&cf, rocksdb::IteratorMode::Start) {
         let (key, value) = item.map_err(db_err("reading the domains"))?;
-        let domain = <[u8; 8]>::try_from(&key[..])
-            .map_err(|_| corrupt(format!("{}-byte key", key.len())))?;
-        let meta =
-            DomainMeta::decode(&value).ok_or_else(|| corrupt(format!("{} bytes", value.len())))?;
-        out.push((domain, meta));
+        let meta = (key.len() == 8)
+            .then(|| DomainMeta::decode(&value))
+            .flatten();
+        out.push((key.to_vec(), meta));
     }
     Ok(out)
 }
