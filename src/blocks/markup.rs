@@ -28,6 +28,11 @@ pub(crate) struct TagToken<'a> {
     /// What the start tag's `id` says of its content (ids inside the main text are mostly slugs
     /// of its headings, so the caller decides whether to trust it).
     pub id_hint: Hint,
+    /// True when the start tag says its element is not rendered: a `hidden` attribute (but
+    /// `hidden=until-found`, collapsed text a reader can find), a `style` with `display: none`
+    /// or `visibility: hidden` (readability's visibility test), or a class name the common style
+    /// sheets hide.
+    pub hidden: bool,
 }
 
 /// What an element's markup says of its content, the cues single-page extractors read
@@ -285,7 +290,7 @@ pub(crate) fn scan_markup<'a>(run: &'a [u8], mut on_tag: impl FnMut(TagToken<'a>
         let next = run.get(lt + 1).copied();
         i = match next {
             Some(c) if c.is_ascii_alphabetic() => match lex_tag(run, lt + 1) {
-                Some((after, name, self_closing, (hint, id_hint))) => {
+                Some((after, name, self_closing, (hint, id_hint, hidden))) => {
                     let href = matches!(name, [b'a' | b'A'])
                         && has_href(run.get(lt + 2..after).unwrap_or_default());
                     on_tag(TagToken {
@@ -296,6 +301,7 @@ pub(crate) fn scan_markup<'a>(run: &'a [u8], mut on_tag: impl FnMut(TagToken<'a>
                         href,
                         hint,
                         id_hint,
+                        hidden,
                     });
                     after
                 }
@@ -312,6 +318,7 @@ pub(crate) fn scan_markup<'a>(run: &'a [u8], mut on_tag: impl FnMut(TagToken<'a>
                             href: false,
                             hint: Hint::None,
                             id_hint: Hint::None,
+                            hidden: false,
                         });
                         after
                     }
@@ -446,15 +453,82 @@ pub(crate) fn code_language(attrs: &[u8]) -> Option<String> {
     })
 }
 
-/// Hints of a tag's attributes: (`class`, `role`, `itemprop`) and (`id`).
-type Hints = (Hint, Hint);
+/// Hints of a tag's attributes: (`class`, `role`, `itemprop`), (`id`), and whether `hidden`,
+/// `style` or `class` say the element is not rendered.
+type Hints = (Hint, Hint, bool);
+
+/// True when an attribute with `value` hides its element: a `hidden` attribute (but
+/// `hidden=until-found`, collapsed text a reader's search reveals), a `style` that [`hides`], a
+/// `class` with a [`hiding_class`].
+#[inline]
+fn hides_element(hidden_attr: bool, style: bool, class: bool, value: &[u8]) -> bool {
+    (hidden_attr && !value.eq_ignore_ascii_case(b"until-found"))
+        || (style && hides(value))
+        || (class && hiding_class(value))
+}
+
+/// Longest class name compared with the names that hide an element.
+const MAX_HIDING_CLASS: usize = 18;
+
+/// True when a `class` value holds a name that the common style sheets define as not rendered
+/// (`display: none`, `visibility: hidden`) or as shown to screen readers only: Bootstrap's
+/// `hidden`, `d-none`, `invisible`, `sr-only` and `visually-hidden`, Foundation's `hide`,
+/// WordPress's `screen-reader-text`, Drupal's `element-invisible`, HTML5 Boilerplate's
+/// `visuallyhidden`. Whole names only: `hidden-xs` hides on small screens alone.
+fn hiding_class(value: &[u8]) -> bool {
+    value.split(u8::is_ascii_whitespace).any(|name| {
+        if name.len() < 4 || name.len() > MAX_HIDING_CLASS {
+            return false;
+        }
+        let mut buf = [0u8; MAX_HIDING_CLASS];
+        let lower = &mut buf[..name.len()];
+        lower.copy_from_slice(name);
+        lower.make_ascii_lowercase();
+        matches!(
+            &*lower,
+            b"hidden"
+                | b"hide"
+                | b"d-none"
+                | b"invisible"
+                | b"sr-only"
+                | b"visually-hidden"
+                | b"visuallyhidden"
+                | b"screen-reader-text"
+                | b"element-invisible"
+        )
+    })
+}
+
+/// True when a `style` value hides its element: `display: none` or `visibility: hidden` (white
+/// space and case ignored).
+fn hides(style: &[u8]) -> bool {
+    let mut squeezed = [0u8; 64];
+    let mut n = 0;
+    let mut found = false;
+    for &b in style {
+        if b.is_ascii_whitespace() {
+            continue;
+        }
+        if n == squeezed.len() {
+            squeezed.copy_within(32.., 0);
+            n -= 32;
+        }
+        squeezed[n] = b.to_ascii_lowercase();
+        n += 1;
+        let s = &squeezed[..n];
+        if s.ends_with(b"display:none") || s.ends_with(b"visibility:hidden") {
+            found = true;
+        }
+    }
+    found
+}
 
 /// Lexes a tag whose name starts at `start`; returns (index past `>`, name, self-closing, hints
 /// of its attributes), or None when the tag is not closed within `run`.
 fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool, Hints)> {
     let mut j = skip_until(run, start, NAME_END);
     let name = &run[start..j];
-    let mut hint: Hints = (Hint::None, Hint::None);
+    let mut hint: Hints = (Hint::None, Hint::None, false);
     loop {
         // Before attribute name.
         j = skip_spaces(run, j);
@@ -472,10 +546,15 @@ fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool, Hints)> {
         // Attribute name (its first character may be anything, even `=` or a quote).
         let attr_start = j;
         j = skip_until(run, j + 1, ATTR_NAME_END);
-        let attr = hint_attr(&run[attr_start..j]);
+        let attr_name = &run[attr_start..j];
+        let attr = hint_attr(attr_name);
+        let hidden_attr = attr_name.eq_ignore_ascii_case(b"hidden");
+        let style = attr_name.eq_ignore_ascii_case(b"style");
+        let class = attr == Some(HintAttr::Class);
         // After attribute name.
         j = skip_spaces(run, j);
         if run.get(j).copied()? != b'=' {
+            hint.2 |= hidden_attr;
             continue;
         }
         // Before attribute value.
@@ -485,17 +564,21 @@ fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool, Hints)> {
             q @ (b'"' | b'\'') => {
                 value_start = j + 1;
                 j = find_byte(run, j + 1, q)? + 1;
+                let value = &run[value_start..j - 1];
                 if let Some(attr) = attr {
-                    add_hint(&mut hint, attr, value_hint(attr, &run[value_start..j - 1]));
+                    add_hint(&mut hint, attr, value_hint(attr, value));
                 }
+                hint.2 |= hides_element(hidden_attr, style, class, value);
             }
             b'>' => return Some((j + 1, name, false, hint)),
             _ => {
                 value_start = j;
                 j = skip_until(run, j, UNQUOTED_END);
+                let value = &run[value_start..j];
                 if let Some(attr) = attr {
-                    add_hint(&mut hint, attr, value_hint(attr, &run[value_start..j]));
+                    add_hint(&mut hint, attr, value_hint(attr, value));
                 }
+                hint.2 |= hides_element(hidden_attr, style, class, value);
             }
         }
     }
@@ -553,6 +636,30 @@ mod tests {
         assert_eq!(code_language(b" class=\"language-\">"), None);
         assert_eq!(code_language(b" class=\"language-a`b\">"), None);
         assert_eq!(code_language(b" data-lang=rust>"), None);
+    }
+
+    #[test]
+    fn hidden_elements_by_attribute_style_and_class() {
+        let hidden = |run: &str| {
+            let mut out = Vec::new();
+            scan_markup(run.as_bytes(), |t| out.push(t.hidden));
+            out
+        };
+        assert_eq!(
+            hidden(
+                r#"<div hidden><p style="color: red; DISPLAY : none !important"><span
+                style='visibility:hidden'><div class="post d-none"><div hidden=until-found>"#
+            ),
+            [true, true, true, true, false]
+        );
+        assert_eq!(
+            hidden(r#"<div class="hidden-xs sr-only-focusable"><div class=HIDDEN></div>"#),
+            [false, true, false]
+        );
+        assert_eq!(
+            hidden(r#"<div style="display: block" data-hidden="1" class="unhidden">"#),
+            [false]
+        );
     }
 
     #[test]

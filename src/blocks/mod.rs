@@ -91,6 +91,11 @@ pub struct Block {
     /// main text (`<article>`, `<main>`, `role=main`, `itemprop=articleBody`), whatever marks
     /// its other containers; `None` outside any.
     pub marked_main: Option<u32>,
+    /// True when one of the block's open containers (below `html` and `body`) is not rendered: a
+    /// `hidden` attribute, a `style` of `display: none` or `visibility: hidden`, or a class name
+    /// the common style sheets hide (an element the page shows only on a reader's action, or
+    /// never: metadata for machines, a dialog, text for screen readers).
+    pub hidden: bool,
     /// Document-order ordinal of the outermost `<pre>` (or `listing`, `plaintext`) the block is
     /// in, `None` outside one. Blocks of one preformatted element share it.
     pub pre: Option<u32>,

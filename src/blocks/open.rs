@@ -27,6 +27,8 @@ struct Container {
     ordinal: u32,
     /// What the element's markup says of its content.
     hint: Hint,
+    /// True when the element's markup says it is not rendered.
+    hidden: bool,
 }
 
 /// Open elements, innermost last. Inline elements are tracked (so end tags match and link text is
@@ -49,6 +51,8 @@ pub(crate) struct OpenElements {
     /// Open containers hinted as boilerplate and as content.
     boilerplate: u32,
     content: u32,
+    /// Open containers that are not rendered.
+    hidden: u32,
 }
 
 impl OpenElements {
@@ -62,6 +66,7 @@ impl OpenElements {
         self.codes = 0;
         self.boilerplate = 0;
         self.content = 0;
+        self.hidden = 0;
         self.counts.clear();
         self.counts.resize(256, 0);
     }
@@ -117,6 +122,12 @@ impl OpenElements {
         }
     }
 
+    /// True when an open container's markup says it is not rendered (`hidden`, `display: none`).
+    #[inline]
+    pub(crate) fn hidden(&self) -> bool {
+        self.hidden > 0
+    }
+
     /// The ordinal of the innermost open container whose own markup marks it as the main text
     /// (`<article>`, `<main>`, `role=main`, `itemprop=articleBody`), if any.
     #[inline]
@@ -141,7 +152,9 @@ impl OpenElements {
 
     /// Pushes an element. `name` is its tag name as written (lower-cased into the path); `href`
     /// says whether an `<a>` is a link (a named anchor without `href` is not); `hint` is what
-    /// its markup says of its content (kept for containers only).
+    /// its markup says of its content and `hidden` whether it says the element is not rendered
+    /// (both kept for containers only).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn push(
         &mut self,
         key: TagKey,
@@ -150,6 +163,7 @@ impl OpenElements {
         ordinal: u32,
         href: bool,
         hint: Hint,
+        hidden: bool,
     ) {
         let link = tag == Tag::A && href;
         let (pre, code) = match tag {
@@ -185,8 +199,10 @@ impl OpenElements {
                 seg_start,
                 ordinal,
                 hint,
+                hidden,
             });
             self.count_hint(hint, true);
+            self.hidden += u32::from(hidden);
             push_segment(&mut self.path, name);
         }
     }
@@ -215,6 +231,7 @@ impl OpenElements {
                 if let Some(c) = self.containers.pop() {
                     self.path.truncate(c.seg_start as usize);
                     self.count_hint(c.hint, false);
+                    self.hidden = self.hidden.saturating_sub(u32::from(c.hidden));
                 }
             }
         }
@@ -315,7 +332,15 @@ mod tests {
 
     fn push(o: &mut OpenElements, name: &str, ord: u32) {
         let key = tag_key(name.as_bytes());
-        o.push(key, classify(key).0, name.as_bytes(), ord, true, Hint::None);
+        o.push(
+            key,
+            classify(key).0,
+            name.as_bytes(),
+            ord,
+            true,
+            Hint::None,
+            false,
+        );
     }
 
     #[test]

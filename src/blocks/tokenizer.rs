@@ -102,6 +102,7 @@ struct State {
     block_ancestors: Vec<u32>,
     block_hint: Hint,
     block_marked_main: Option<u32>,
+    block_hidden: bool,
     block_pre: Option<u32>,
     /// The language of the code of the `<pre>` with this ordinal (from its or its `<code>`'s
     /// class), and that of the current block.
@@ -259,6 +260,7 @@ impl State {
         self.block_ancestors.clear();
         self.block_hint = Hint::None;
         self.block_marked_main = None;
+        self.block_hidden = false;
         self.block_pre = None;
         self.pre_language = None;
         self.block_code_language = None;
@@ -481,6 +483,7 @@ impl State {
                 .ancestors(limits.max_ancestors.min(limits.max_depth));
             self.block_hint = self.open.hint();
             self.block_marked_main = self.open.marked_main();
+            self.block_hidden = self.open.hidden();
             self.block_pre = pre;
             self.block_code_language = match (pre, &self.pre_language) {
                 (Some(ordinal), Some((at, language))) if ordinal == *at => Some(language.clone()),
@@ -561,6 +564,7 @@ impl State {
                 truncated: done.truncated,
                 hint: self.block_hint,
                 marked_main: self.block_marked_main,
+                hidden: self.block_hidden,
                 pre: self.block_pre,
                 code_language: self.block_code_language.take(),
                 code_spans,
@@ -634,7 +638,8 @@ impl State {
                 }
                 if self.open.len() < limits.max_open_elements {
                     let hint = self.element_hint(key, tag, &token);
-                    self.open.push(key, tag, name, ordinal, href, hint);
+                    let hidden = token.hidden && tag != Tag::Root;
+                    self.open.push(key, tag, name, ordinal, href, hint, hidden);
                     if is_preformatted(key) || is_code(key) {
                         self.note_code_language(token.attrs);
                     }

@@ -27,8 +27,8 @@ pub struct BlockDetail {
     /// The block's count at the deciding node (0 for blocks without letters).
     pub count: u64,
     /// Why: `unique` or `repeated` (the count against `c_max`), or `no-letters`; the `hybrid`
-    /// classifier adds `template`, `link-dense`, `marked`, `outside-main-subtree`, `title` and
-    /// `within-text`.
+    /// classifier adds `template`, `link-dense`, `marked`, `hidden`, `outside-main-subtree`,
+    /// `title` and `within-text`.
     pub reason: String,
     /// Element path of the block.
     pub path: String,

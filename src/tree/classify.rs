@@ -87,6 +87,8 @@ pub struct BlockFacts<'a> {
     /// The ordinal of the innermost element around the block that the markup marks as the main
     /// text (`<article>`, `<main>`), if any.
     pub marked_main: Option<u32>,
+    /// True when one of the block's containers is not rendered (`hidden`, `display: none`).
+    pub hidden: bool,
     /// True when the block's container is an `<h1>`.
     pub h1: bool,
     /// True when the block's container is a heading, `<h1>` to `<h6>`.
@@ -106,6 +108,7 @@ impl<'a> BlockFacts<'a> {
             path_count,
             hint: block.hint,
             marked_main: block.marked_main,
+            hidden: block.hidden,
             h1: container == "h1",
             heading: matches!(container.as_bytes(), [b'h', b'1'..=b'6']),
         }
@@ -135,6 +138,8 @@ pub enum Reason {
     /// Inside an element whose markup marks the regions around a page's text (navigation, a
     /// sidebar, comments, sharing widgets).
     Marked,
+    /// Inside an element the page does not render (`hidden`, `display: none`).
+    Hidden,
     /// Outside the subtree that holds the page's main text.
     OutsideMainSubtree,
     /// Inside the main subtree (or long prose), and neither repeated nor template.
@@ -162,6 +167,7 @@ impl Reason {
             Reason::Template => "template",
             Reason::LinkDense => "link-dense",
             Reason::Marked => "marked",
+            Reason::Hidden => "hidden",
             Reason::OutsideMainSubtree => "outside-main-subtree",
             Reason::Unique => "unique",
             Reason::Title => "title",
@@ -183,6 +189,7 @@ mod tests {
             path_count: 0,
             hint: Hint::None,
             marked_main: None,
+            hidden: false,
             h1: false,
             heading: false,
         }

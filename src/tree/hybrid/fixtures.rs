@@ -21,6 +21,7 @@ pub fn block(
         path_count,
         hint: Hint::None,
         marked_main: None,
+        hidden: false,
         h1: false,
         heading: false,
     }

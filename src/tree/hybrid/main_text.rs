@@ -104,7 +104,9 @@ pub fn main_subtree(
     let cost = (f64::from(block_cost) * doubt).round() as i64;
     let weight_of = |block: &BlockFacts<'_>, reason: Reason| match reason {
         Reason::Unique => Some(i64::from(text(block)) - cost),
-        Reason::NoLetters => None,
+        // Text without letters, or that the page does not show, says nothing of where the text
+        // the reader sees is.
+        Reason::NoLetters | Reason::Hidden => None,
         // The page's title is evidence for the subtree that holds it even when its words are
         // links (a breadcrumb path, a permalink) or its path recurs as a template slot: the
         // title rule keeps it there, and a short page's header and body share no smaller

@@ -14,6 +14,8 @@
 //!   2008);
 //! - [`markup`]: regions the markup marks as navigation, sidebars or comments (readability's and
 //!   trafilatura's cues, ARIA landmark roles);
+//! - [`hidden`]: elements the page does not render (`hidden`, `display: none`, the style sheets'
+//!   hiding classes) hold no text a reader sees (readability's visibility test);
 //! - [`main_text`]: the DOM subtree holding the main text (Viveros-Jiménez et al. 2018), narrowed
 //!   to the child that holds all of its text; at a trusted node the unique blocks between the
 //!   page's one `<h1>` and the main subtree are its lead-in; the element the markup marks as the
@@ -29,6 +31,7 @@
 //! tell from content. Every rule but repetition can be switched off ([`Rules`], config
 //! `[tree.rules]`) to measure what it does. Each verdict carries the [`Reason`] that decided it.
 
+pub mod hidden;
 pub mod links;
 pub mod main_text;
 pub mod markup;
@@ -67,6 +70,8 @@ pub struct Rules {
     pub linked_text: bool,
     /// [`markup`]: regions marked as navigation, sidebars, comments are dropped.
     pub markup: bool,
+    /// [`hidden`]: text in elements the page does not render is dropped.
+    pub hidden: bool,
     /// [`main_text`]: blocks outside the main subtree are dropped.
     pub main_subtree: bool,
     /// [`main_text`]: the element the markup marks as the main text (`<article>`, `<main>`),
@@ -96,6 +101,7 @@ impl Default for Rules {
             lone_links: true,
             linked_text: true,
             markup: true,
+            hidden: true,
             main_subtree: true,
             marked_main: true,
             narrow: true,
@@ -109,13 +115,14 @@ impl Default for Rules {
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 13] = [
+    pub const NAMES: [&'static str; 14] = [
         "template",
         "links",
         "index_pages",
         "lone_links",
         "linked_text",
         "markup",
+        "hidden",
         "main_subtree",
         "marked_main",
         "narrow",
@@ -134,6 +141,7 @@ impl Rules {
             "lone_links" => &mut self.lone_links,
             "linked_text" => &mut self.linked_text,
             "markup" => &mut self.markup,
+            "hidden" => &mut self.hidden,
             "main_subtree" => &mut self.main_subtree,
             "marked_main" => &mut self.marked_main,
             "narrow" => &mut self.narrow,
@@ -270,6 +278,9 @@ fn classify_with(
             .iter()
             .map(|block| block_verdict(block, node, trusted, params)),
     );
+    if params.rules.hidden {
+        hidden::drop_hidden(blocks, out);
+    }
     if params.rules.markup {
         markup::drop_marked(blocks, out);
     }
