@@ -96,6 +96,9 @@ pub struct Block {
     /// the common style sheets hide (an element the page shows only on a reader's action, or
     /// never: metadata for machines, a dialog, text for screen readers).
     pub hidden: bool,
+    /// True when the block is in an `<article>` nested in another (HTML's related content: a
+    /// comment on the outer article, a related story).
+    pub nested_article: bool,
     /// Document-order ordinal of the outermost `<pre>` (or `listing`, `plaintext`) the block is
     /// in, `None` outside one. Blocks of one preformatted element share it.
     pub pre: Option<u32>,

@@ -2,7 +2,9 @@
 //! from them, their document-order ordinals, and whether the text is inside a link.
 
 use super::markup::Hint;
-use super::tags::{is_code, is_preformatted, Tag, TagKey};
+use super::tags::{is_code, is_preformatted, tag_key, Tag, TagKey};
+
+const KEY_ARTICLE: TagKey = tag_key(b"article");
 
 /// Longest tag name (in bytes) written into a path segment.
 const MAX_SEGMENT_BYTES: usize = 32;
@@ -139,6 +141,18 @@ impl OpenElements {
             .iter()
             .rfind(|c| c.hint == Hint::Content)
             .map(|c| c.ordinal)
+    }
+
+    /// True when the text at this point is in an `<article>` inside another: HTML's related
+    /// content (a comment on a post, a related story), not the outer article's own text.
+    pub(crate) fn in_nested_article(&self) -> bool {
+        self.may_contain(KEY_ARTICLE)
+            && self
+                .stack
+                .iter()
+                .filter(|e| e.key == KEY_ARTICLE)
+                .nth(1)
+                .is_some()
     }
 
     fn count_hint(&mut self, hint: Hint, up: bool) {

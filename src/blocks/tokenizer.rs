@@ -103,6 +103,7 @@ struct State {
     block_hint: Hint,
     block_marked_main: Option<u32>,
     block_hidden: bool,
+    block_nested_article: bool,
     block_pre: Option<u32>,
     /// The language of the code of the `<pre>` with this ordinal (from its or its `<code>`'s
     /// class), and that of the current block.
@@ -261,6 +262,7 @@ impl State {
         self.block_hint = Hint::None;
         self.block_marked_main = None;
         self.block_hidden = false;
+        self.block_nested_article = false;
         self.block_pre = None;
         self.pre_language = None;
         self.block_code_language = None;
@@ -484,6 +486,7 @@ impl State {
             self.block_hint = self.open.hint();
             self.block_marked_main = self.open.marked_main();
             self.block_hidden = self.open.hidden();
+            self.block_nested_article = self.open.in_nested_article();
             self.block_pre = pre;
             self.block_code_language = match (pre, &self.pre_language) {
                 (Some(ordinal), Some((at, language))) if ordinal == *at => Some(language.clone()),
@@ -565,6 +568,7 @@ impl State {
                 hint: self.block_hint,
                 marked_main: self.block_marked_main,
                 hidden: self.block_hidden,
+                nested_article: self.block_nested_article,
                 pre: self.block_pre,
                 code_language: self.block_code_language.take(),
                 code_spans,

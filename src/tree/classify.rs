@@ -89,6 +89,8 @@ pub struct BlockFacts<'a> {
     pub marked_main: Option<u32>,
     /// True when one of the block's containers is not rendered (`hidden`, `display: none`).
     pub hidden: bool,
+    /// True when the block is in an `<article>` nested in another.
+    pub nested_article: bool,
     /// True when the block's container is an `<h1>`.
     pub h1: bool,
     /// True when the block's container is a heading, `<h1>` to `<h6>`.
@@ -109,6 +111,7 @@ impl<'a> BlockFacts<'a> {
             hint: block.hint,
             marked_main: block.marked_main,
             hidden: block.hidden,
+            nested_article: block.nested_article,
             h1: container == "h1",
             heading: matches!(container.as_bytes(), [b'h', b'1'..=b'6']),
         }
@@ -190,6 +193,7 @@ mod tests {
             hint: Hint::None,
             marked_main: None,
             hidden: false,
+            nested_article: false,
             h1: false,
             heading: false,
         }

@@ -22,6 +22,7 @@ pub fn block(
         hint: Hint::None,
         marked_main: None,
         hidden: false,
+        nested_article: false,
         h1: false,
         heading: false,
     }

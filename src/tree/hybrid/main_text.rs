@@ -237,6 +237,32 @@ fn peers(a: &BlockFacts<'_>, m: u32, b: &BlockFacts<'_>, e: u32) -> bool {
         .unwrap_or(false)
 }
 
+/// Drops the still-unique text of `<article>`s nested in another article (HTML's related
+/// content: comments on the outer article, stories related to it) when the outer articles hold
+/// text of their own, at least [`MIN_MARKED_MAIN`] characters.
+pub fn drop_nested_articles(blocks: &[BlockFacts<'_>], out: &mut [Reason], links_are_text: bool) {
+    let own: u64 = blocks
+        .iter()
+        .zip(out.iter())
+        .filter(|(b, r)| **r == Reason::Unique && b.marked_main.is_some() && !b.nested_article)
+        .map(|(b, _)| {
+            u64::from(if links_are_text {
+                b.chars
+            } else {
+                b.chars - b.link_chars.min(b.chars)
+            })
+        })
+        .sum();
+    if own < MIN_MARKED_MAIN {
+        return;
+    }
+    for (block, reason) in blocks.iter().zip(out.iter_mut()) {
+        if *reason == Reason::Unique && block.nested_article {
+            *reason = Reason::OutsideMainSubtree;
+        }
+    }
+}
+
 /// Narrows the main subtree `main` to its child that holds every block with evidence for the text
 /// (a positive `weight`), as long as the rest of it holds blocks, all without such evidence (a
 /// sidebar of links and labels beside the article's container), and the child holds more than
@@ -643,6 +669,33 @@ mod tests {
             without.contains(&"More from the Wild".to_string()),
             "{without:?}"
         );
+    }
+
+    #[test]
+    fn articles_nested_in_the_article_are_its_related_content() {
+        // A post marked as an article holding, after its text, teasers of other posts, each an
+        // article nested in it (HTML: related content); together they hold more text than it.
+        let teaser = "Another message of the site with a full paragraph of its own, long enough \
+            to outweigh a short post when three of them follow it inside the same article.";
+        let html = format!(
+            r#"<html><body><div id="content"><article><h1>Only those who love themselves</h1>
+<p>{s} {s}</p><h3>You may also like</h3>
+<article><p>{t}</p></article><article><p>{t} Again.</p></article>
+<article><p>{t} Once more.</p></article></article></div></body></html>"#,
+            s = SENTENCES,
+            t = teaser
+        );
+        let with = kept(&html, Rules::default());
+        assert!(
+            !with.iter().any(|t| t.starts_with("Another message")),
+            "{with:?}"
+        );
+        assert!(
+            with.contains(&format!("{SENTENCES} {SENTENCES}")),
+            "{with:?}"
+        );
+        let without = kept(&html, Rules::default().without("marked_main").unwrap());
+        assert!(without.contains(&teaser.to_string()), "{without:?}");
     }
 
     #[test]

@@ -76,7 +76,8 @@ pub struct Rules {
     pub main_subtree: bool,
     /// [`main_text`]: the element the markup marks as the main text (`<article>`, `<main>`),
     /// when it holds most of the marked text, bounds it: what lies beside it in the main
-    /// subtree is dropped, but for its title and its peers.
+    /// subtree is dropped, but for its title and its peers; articles nested in an article with
+    /// text of its own are its related content, not its text.
     pub marked_main: bool,
     /// [`main_text`]: on a page the tree does not yet know, the main subtree narrows to the child
     /// holding all its text.
@@ -310,6 +311,9 @@ fn classify_with(
     main_text::drop_outside(blocks, out, main);
     if let Some(marked) = marked {
         main_text::bound_by_marked(blocks, out, main, marked);
+    }
+    if params.rules.marked_main {
+        main_text::drop_nested_articles(blocks, out, index_page);
     }
     if params.rules.lead_in && trusted {
         main_text::keep_lead_in(blocks, out, main);
