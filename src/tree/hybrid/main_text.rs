@@ -42,6 +42,16 @@ pub enum Main {
     Page,
 }
 
+/// The characters of `block` that count as its text: all of them on a page whose links are its
+/// content (`links_are_text`, an index page), else those outside links.
+fn text_chars(block: &BlockFacts<'_>, links_are_text: bool) -> u32 {
+    if links_are_text {
+        block.chars
+    } else {
+        block.chars - block.link_chars.min(block.chars)
+    }
+}
+
 /// The group of `block`: its ancestor `level` levels above its container, or the page.
 pub fn group_of(block: &BlockFacts<'_>, level: usize) -> Main {
     let n = block.ancestors.len();
@@ -72,13 +82,7 @@ pub fn main_subtree(
     doubt: f64,
 ) -> Option<Main> {
     let (level, block_cost) = (params.group_level, params.block_cost);
-    let text = |b: &BlockFacts<'_>| {
-        if links_are_text {
-            b.chars
-        } else {
-            b.chars - b.link_chars.min(b.chars)
-        }
-    };
+    let text = |b: &BlockFacts<'_>| text_chars(b, links_are_text);
     // Text the markup marks as the main text anchors the main subtree when there is enough of
     // it to be one (`<article>`, `role=main`, `itemprop=articleBody`).
     let marked_main: u64 = blocks
@@ -161,14 +165,7 @@ pub fn marked_main(
         .iter()
         .zip(reasons)
         .filter(|(_, r)| **r == Reason::Unique)
-        .filter_map(|(b, _)| {
-            let text = if links_are_text {
-                b.chars
-            } else {
-                b.chars - b.link_chars.min(b.chars)
-            };
-            Some((b.marked_main?, u64::from(text)))
-        })
+        .filter_map(|(b, _)| Some((b.marked_main?, u64::from(text_chars(b, links_are_text)))))
         .collect();
     let total: u64 = held.iter().map(|h| h.1).sum();
     if total < MIN_MARKED_MAIN {
@@ -245,13 +242,7 @@ pub fn drop_nested_articles(blocks: &[BlockFacts<'_>], out: &mut [Reason], links
         .iter()
         .zip(out.iter())
         .filter(|(b, r)| **r == Reason::Unique && b.marked_main.is_some() && !b.nested_article)
-        .map(|(b, _)| {
-            u64::from(if links_are_text {
-                b.chars
-            } else {
-                b.chars - b.link_chars.min(b.chars)
-            })
-        })
+        .map(|(b, _)| u64::from(text_chars(b, links_are_text)))
         .sum();
     if own < MIN_MARKED_MAIN {
         return;
