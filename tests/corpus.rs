@@ -100,7 +100,7 @@ const MEASURED_HYBRID_SETS: [(&str, f64); 10] = [
     ("debdocs-postgresql", 0.977),
     ("debdocs-rust-books", 0.977),
     ("debdocs-rust-std", 0.854),
-    ("debdocs-django", 0.966),
+    ("debdocs-django", 0.987),
     ("debdocs-glib", 0.970),
     ("debdocs-octave", 0.978),
 ];

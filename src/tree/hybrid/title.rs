@@ -8,17 +8,21 @@
 //! several bugs in 2.0.12" are counted on every release page, like the site's name. Yet the
 //! template sits at the page's edges, while the text's head leads into the text inside the
 //! element that holds them both (a document's section: its heading, its date line, its summary,
-//! then its body). So a repeated `<h1>` whose parent element holds the first kept block, with
-//! nothing but repeated blocks inside that element between them, is the title, and those blocks
-//! are the text's head (what recurs next to unique text, inside its section, is its own). The
-//! site's repeated `<h1>` above a menu, or a section name in the page's header, has the template
-//! between it and the text, or the text outside its parent, and stays dropped.
+//! then its body). So a repeated `<h1>` whose parent element holds the first kept block is the
+//! title when everything between them lies inside that element too, and what lies there is the
+//! text's head: kept whether the tree counted it as repeated, its path made it a template slot (a
+//! short date in a paragraph's path) or the main subtree settled on the section after it (what
+//! recurs next to unique text, inside its section, is its own). Links, marked and hidden blocks
+//! between them mean a frame, not a head. The site's repeated `<h1>` above a menu, or a section
+//! name in the page's header, has the template between it and the text, or the text outside its
+//! parent, and stays dropped.
 
 use crate::tree::{BlockFacts, Reason};
 
 /// Keeps the nearest `<h1>` before the first kept block when the main subtree, a template path or
-/// its link density left it out; when the tree counted it as repeated, keeps it and the repeated
-/// blocks after it when its parent element holds them and the first kept block.
+/// its link density left it out; when the tree counted it as repeated, keeps it and the blocks
+/// after it when its parent element holds them and the first kept block, and each of them was
+/// dropped as repeated, as a template slot or as outside the main subtree.
 pub fn keep_title(blocks: &[BlockFacts<'_>], out: &mut [Reason]) {
     let Some(first) = out.iter().position(|r| *r == Reason::Unique) else {
         return;
@@ -35,13 +39,18 @@ pub fn keep_title(blocks: &[BlockFacts<'_>], out: &mut [Reason]) {
                 return;
             };
             let inside = |i: usize| blocks[i].ancestors.binary_search(&parent).is_ok();
-            let head = (h + 1..first)
-                .all(|i| out[i] == Reason::NoLetters || (out[i] == Reason::Repeated && inside(i)));
+            let head = (h + 1..first).all(|i| match out[i] {
+                Reason::NoLetters => true,
+                Reason::Repeated | Reason::Template | Reason::OutsideMainSubtree => inside(i),
+                _ => false,
+            });
             if head && inside(first) {
                 out[h] = Reason::Title;
                 for r in &mut out[h + 1..first] {
-                    if *r == Reason::Repeated {
-                        *r = Reason::WithinText;
+                    match *r {
+                        Reason::Repeated => *r = Reason::WithinText,
+                        Reason::Template | Reason::OutsideMainSubtree => *r = Reason::Unique,
+                        _ => {}
                     }
                 }
             }
@@ -110,8 +119,8 @@ mod tests {
             block(&site, 27, 0, 9, 9),
             block(&menu, 40, 40, 9, 9),
             block(&title, 28, 0, 9, 9),
-            block(&date, 17, 0, 3, 9),
-            block(&summary, 50, 0, 4, 9),
+            block(&date, 17, 0, 1, 9),
+            block(&summary, 50, 0, 1, 9),
             block(&heading, 9, 0, 6, 9),
             block(&fix1, 180, 0, 1, 9),
             block(&fix2, 240, 0, 1, 9),
@@ -120,19 +129,25 @@ mod tests {
         blocks[0].h1 = true;
         blocks[2].h1 = true;
         blocks[5].heading = true;
+        // The date's words are the page's own but its path, a paragraph's, is on every page: a
+        // template slot outside the main text; the summary is unique but beside the section the
+        // main subtree settled on.
+        blocks[3].path_count = 9;
         use Reason::*;
-        let head = [Title, WithinText, WithinText, WithinText];
+        let off = Rules::default().without("title").unwrap();
+        let dropped = [Repeated, Template, OutsideMainSubtree, Repeated];
+        assert_eq!(run_with(&blocks, 9, off)[2..6], dropped);
+        let head = [Title, Unique, Unique, WithinText];
         assert_eq!(run(&blocks, 9)[2..6], head);
         assert_eq!(run(&blocks, 9)[..2], [Repeated, Repeated]);
         assert_eq!(run(&blocks, 9)[8], Repeated);
-        let off = Rules::default().without("title").unwrap();
-        assert_eq!(run_with(&blocks, 9, off)[2..6], [Repeated; 4]);
         // A repeated block outside the section between the title and the text (a share bar in
         // the page's frame) means the h1 is not the text's head: everything stays dropped.
         let bar = [0, 1, 17, 18];
         let mut framed = blocks.clone();
         framed.insert(3, block(&bar, 30, 0, 9, 9));
-        assert_eq!(run(&framed, 9)[2..7], [Repeated; 5]);
+        assert_eq!(run(&framed, 9)[2], Repeated);
+        assert_eq!(run(&framed, 9)[4..7], dropped[1..]);
         // The site's name is no title even when the section has none: the menu, outside the
         // name's parent element, stands between it and the text.
         blocks[2].h1 = false;
