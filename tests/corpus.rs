@@ -98,9 +98,9 @@ const MEASURED_HYBRID_SETS: [(&str, f64); 10] = [
     ("cleaneval", 0.923),
     ("debdocs-python", 0.988),
     ("debdocs-postgresql", 0.977),
-    ("debdocs-rust-books", 0.974),
+    ("debdocs-rust-books", 0.977),
     ("debdocs-rust-std", 0.854),
-    ("debdocs-django", 0.952),
+    ("debdocs-django", 0.987),
     ("debdocs-glib", 0.970),
     ("debdocs-octave", 0.978),
 ];
