@@ -44,9 +44,10 @@ pub enum Hint {
     None,
     /// The main text: `<article>`, `<main>`, `role=main|article`, `itemprop=articleBody|text`.
     Content,
-    /// Around the main text: `<nav>`, `<aside>`, `<footer>`, `role=navigation|complementary|
-    /// contentinfo|banner|menu|search`, or a `class`/`id` word such as comment, sidebar, related,
-    /// share, social, footer, breadcrumb, promo, ad, widget, menu, nav.
+    /// Around the main text: `<nav>`, `<aside>`, `<footer>`, `<figcaption>` (a picture's legend),
+    /// `role=navigation|complementary|contentinfo|banner|menu|search`, or a `class`/`id` word
+    /// such as comment, sidebar, related, share, social, footer, breadcrumb, promo, ad, widget,
+    /// menu, nav.
     Boilerplate,
 }
 

@@ -41,17 +41,19 @@ const KEY_MAIN: TagKey = tag_key(b"main");
 const KEY_NAV: TagKey = tag_key(b"nav");
 const KEY_ASIDE: TagKey = tag_key(b"aside");
 const KEY_FOOTER: TagKey = tag_key(b"footer");
+const KEY_FIGCAPTION: TagKey = tag_key(b"figcaption");
 const KEY_META: TagKey = tag_key(b"meta");
 const KEY_LINK: TagKey = tag_key(b"link");
 const KEY_SCRIPT: TagKey = tag_key(b"script");
 const KEY_NOSCRIPT: TagKey = tag_key(b"noscript");
 
-/// What an element's name says of its content (HTML's sectioning semantics).
+/// What an element's name says of its content (HTML's sectioning semantics; a `<figcaption>`
+/// is a picture's legend, not the running text).
 #[inline]
 fn tag_hint(key: TagKey) -> Hint {
     match key {
         KEY_ARTICLE | KEY_MAIN => Hint::Content,
-        KEY_NAV | KEY_ASIDE | KEY_FOOTER => Hint::Boilerplate,
+        KEY_NAV | KEY_ASIDE | KEY_FOOTER | KEY_FIGCAPTION => Hint::Boilerplate,
         _ => Hint::None,
     }
 }

@@ -566,6 +566,7 @@ fn markup_hints_of_enclosing_elements() {
   <section id="buffer-related-functions"><p>Slug of a heading</p></section>
   <aside class="footnote"><p>A note of the text</p></aside>
   <div class="share-buttons"><p>Share</p></div>
+  <figure><img src="a.jpg"><figcaption>A photo's caption</figcaption></figure>
 </div>
 <article><aside><article><p>Teaser</p></article></aside></article>
 </body></html>"#;
@@ -578,6 +579,7 @@ fn markup_hints_of_enclosing_elements() {
         ("Slug of a heading", Content),
         ("A note of the text", Content),
         ("Share", Boilerplate),
+        ("A photo's caption", Boilerplate),
         ("Teaser", Content),
     ];
     let want: Vec<(String, Hint)> = want.iter().map(|(t, h)| (t.to_string(), *h)).collect();
