@@ -225,6 +225,12 @@ impl Config {
         if self.state.max_wal_bytes < 1 << 20 {
             return invalid("state.max_wal_bytes", "must be at least 1 MiB (1048576)");
         }
+        if self.state.hot_counters_bytes < 1 << 20 {
+            return invalid(
+                "state.hot_counters_bytes",
+                "must be at least 1 MiB (1048576)",
+            );
+        }
         if let Heuristic::StrictSupport(0) = self.tree.heuristic {
             return invalid("tree.heuristic", "strict-support-N needs N >= 1");
         }

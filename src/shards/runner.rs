@@ -127,6 +127,8 @@ impl Sharded {
             shard_config.state.path = shard_dir(&state, shard, shards);
             shard_config.state.block_cache_bytes =
                 (config.state.block_cache_bytes / shards).max(1 << 20);
+            shard_config.state.hot_counters_bytes =
+                (config.state.hot_counters_bytes / shards).max(1 << 20);
             let engine = open(shard, &shard_config)?;
             let (tx, rx) = mpsc::sync_channel::<Batch>(1);
             let result_tx = result_tx.clone();

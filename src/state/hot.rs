@@ -17,9 +17,8 @@ use std::sync::{Mutex, MutexGuard};
 
 use super::{counter, Write};
 
-/// Slots in the table: about 9 MB, enough for the template counters of the nodes in use and the
-/// root tallies of the last thousand documents.
-const SLOTS_LOG2: u32 = 18;
+/// The fewest slots a table has, whatever its budget.
+const MIN_SLOTS_LOG2: u32 = 10;
 
 /// The longest value kept: a root tally of one document.
 const MAX_VALUE: usize = 16;
@@ -41,38 +40,55 @@ const EMPTY: Slot = Slot {
 /// See the module documentation.
 pub struct HotCounters {
     slots: Mutex<Vec<Slot>>,
+    /// The number of slots is `1 << slots_log2`.
+    slots_log2: u32,
 }
 
-impl Default for HotCounters {
-    fn default() -> Self {
-        HotCounters {
-            slots: Mutex::new(vec![EMPTY; 1 << SLOTS_LOG2]),
-        }
-    }
-}
-
-fn slot_of(key: &[u8; 16]) -> usize {
+/// The slot of `key` in a table of `1 << slots_log2` slots.
+fn slot_of(key: &[u8; 16], slots_log2: u32) -> usize {
     let mut a = [0u8; 8];
     let mut b = [0u8; 8];
     a.copy_from_slice(&key[..8]);
     b.copy_from_slice(&key[8..]);
     let h = (u64::from_le_bytes(a).rotate_left(23) ^ u64::from_le_bytes(b))
         .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    (h >> (64 - SLOTS_LOG2)) as usize
+    (h >> (64 - slots_log2)) as usize
 }
 
 /// The locked table, for a run of look-ups or updates.
-pub struct Locked<'a>(MutexGuard<'a, Vec<Slot>>);
+pub struct Locked<'a> {
+    slots: MutexGuard<'a, Vec<Slot>>,
+    slots_log2: u32,
+}
 
 impl HotCounters {
+    /// A table of as many slots as `bytes` holds, rounded down to a power of two (at least
+    /// 1,024 slots).
+    pub fn with_bytes(bytes: usize) -> HotCounters {
+        let slots = (bytes / std::mem::size_of::<Slot>()).max(1);
+        let slots_log2 = (usize::BITS - 1 - slots.leading_zeros()).max(MIN_SLOTS_LOG2);
+        HotCounters {
+            slots: Mutex::new(vec![EMPTY; 1 << slots_log2]),
+            slots_log2,
+        }
+    }
+
+    /// The bytes the table's slots take.
+    pub fn bytes(&self) -> usize {
+        (1usize << self.slots_log2) * std::mem::size_of::<Slot>()
+    }
+
     /// Locks the table (a poisoned lock is recovered: the table holds plain values).
     pub fn lock(&self) -> Locked<'_> {
-        Locked(self.slots.lock().unwrap_or_else(|e| e.into_inner()))
+        Locked {
+            slots: self.slots.lock().unwrap_or_else(|e| e.into_inner()),
+            slots_log2: self.slots_log2,
+        }
     }
 
     /// Forgets everything (after a bulk load or a failed commit).
     pub fn clear(&self) {
-        self.lock().0.fill(EMPTY);
+        self.lock().slots.fill(EMPTY);
     }
 
     /// Applies committed writes.
@@ -92,7 +108,7 @@ impl Locked<'_> {
     /// What the table knows of `key`: `None` when nothing (read it from the database),
     /// `Some(None)` when the key is absent, `Some(Some(value))` its stored value.
     pub fn get(&self, key: &[u8; 16]) -> Option<Option<&[u8]>> {
-        let slot = &self.0[slot_of(key)];
+        let slot = &self.slots[slot_of(key, self.slots_log2)];
         if slot.state == 0 || slot.key != *key {
             return None;
         }
@@ -105,7 +121,7 @@ impl Locked<'_> {
     /// Records `key`'s stored value (`None`: absent). A value too long to keep empties the slot
     /// if it held the key.
     pub fn fill(&mut self, key: &[u8; 16], value: Option<&[u8]>) {
-        let slot = &mut self.0[slot_of(key)];
+        let slot = &mut self.slots[slot_of(key, self.slots_log2)];
         match value {
             None => {
                 slot.key = *key;
@@ -127,7 +143,7 @@ impl Locked<'_> {
     /// Adds a merged `delta` to `key`'s value where the table knows it; a merge into an absent
     /// key stores the delta, as the merge operator does.
     fn merge(&mut self, key: &[u8; 16], delta: i64) {
-        let slot = &mut self.0[slot_of(key)];
+        let slot = &mut self.slots[slot_of(key, self.slots_log2)];
         if slot.key != *key || slot.state == 0 {
             return;
         }
@@ -147,7 +163,7 @@ mod tests {
 
     #[test]
     fn the_table_answers_what_was_written_and_nothing_else() {
-        let hot = HotCounters::default();
+        let hot = HotCounters::with_bytes(1 << 20);
         let (a, b) = ([1u8; 16], [2u8; 16]);
         assert_eq!(hot.lock().get(&a), None);
         hot.lock().fill(&a, Some(&counter::encode(3)));
@@ -171,8 +187,22 @@ mod tests {
     }
 
     #[test]
+    fn the_table_takes_the_largest_power_of_two_of_slots_its_budget_holds() {
+        let slot = std::mem::size_of::<Slot>();
+        assert_eq!(HotCounters::with_bytes(36 << 20).bytes(), (1 << 20) * slot);
+        assert_eq!(
+            HotCounters::with_bytes((1 << 20) * slot - 1).bytes(),
+            (1 << 19) * slot
+        );
+        assert_eq!(
+            HotCounters::with_bytes(0).bytes(),
+            (1 << MIN_SLOTS_LOG2) * slot
+        );
+    }
+
+    #[test]
     fn a_key_that_takes_a_slot_over_hides_the_one_before() {
-        let hot = HotCounters::default();
+        let hot = HotCounters::with_bytes(1 << 20);
         let a = [7u8; 16];
         let other = (0u32..)
             .map(|i| {
@@ -180,7 +210,7 @@ mod tests {
                 k[..4].copy_from_slice(&i.to_le_bytes());
                 k
             })
-            .find(|k| slot_of(k) == slot_of(&a) && *k != a)
+            .find(|k| slot_of(k, hot.slots_log2) == slot_of(&a, hot.slots_log2) && *k != a)
             .unwrap_or(a);
         assert_ne!(other, a);
         hot.lock().fill(&a, None);

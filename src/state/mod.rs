@@ -53,6 +53,11 @@ pub struct StateOptions {
     /// memtables that keep its oldest file alive (rarely written column families would otherwise
     /// hold the log for ever). A restart replays at most this much.
     pub max_wal_bytes: u64,
+    /// Memory of the hot counters, an in-memory copy of the counters read and written last (see
+    /// `hot`), in bytes: rounded down to a power-of-two number of 33-byte slots. The default
+    /// holds 2^20 slots (34.6 MB), about the counters and root tallies a few thousand documents
+    /// touch, so that forgetting a document finds its tallies in memory.
+    pub hot_counters_bytes: usize,
 }
 
 impl Default for StateOptions {
@@ -63,6 +68,7 @@ impl Default for StateOptions {
             write_buffer_bytes: 32 << 20,
             sync: false,
             max_wal_bytes: 32 << 20,
+            hot_counters_bytes: 36 << 20,
         }
     }
 }
@@ -169,7 +175,7 @@ impl Store {
         }
         Ok(Store {
             db,
-            hot: hot::HotCounters::default(),
+            hot: hot::HotCounters::with_bytes(options.hot_counters_bytes),
             low_water,
             path: options.path.clone(),
             sync: options.sync,
