@@ -74,7 +74,8 @@ impl HotCounters {
     }
 
     /// The bytes the table's slots take.
-    pub fn bytes(&self) -> usize {
+    #[cfg(test)]
+    fn bytes(&self) -> usize {
         (1usize << self.slots_log2) * std::mem::size_of::<Slot>()
     }
 
