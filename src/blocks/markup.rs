@@ -126,18 +126,38 @@ const MAX_NAME_WORDS: usize = 4;
 /// Adds the hints of the words of one class or id name: read whole ("SideBar") and split where a
 /// capital follows a small letter ("cnnBlogComment"); a slug of a heading gives none.
 fn name_hint(attr: HintAttr, name: &[u8], hint: &mut Hint, wraps_text: &mut bool) {
-    let words = || {
-        name.split(|b| !b.is_ascii_alphanumeric())
-            .filter(|w| !w.is_empty())
-    };
-    if words().count() > MAX_NAME_WORDS {
-        return;
+    // One pass over the name finds its words (runs of ASCII letters and digits) and whether a
+    // capital follows a small letter in each; a name of too many words is rejected before any
+    // word is looked up, as a count of its words first would.
+    let mut words = [(0usize, 0usize, false); MAX_NAME_WORDS];
+    let mut count = 0;
+    let mut i = 0;
+    while i < name.len() {
+        if !name[i].is_ascii_alphanumeric() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut humps = false;
+        let mut prev_lower = name[i].is_ascii_lowercase();
+        i += 1;
+        while let Some(&b) = name.get(i) {
+            if !b.is_ascii_alphanumeric() {
+                break;
+            }
+            humps |= prev_lower && b.is_ascii_uppercase();
+            prev_lower = b.is_ascii_lowercase();
+            i += 1;
+        }
+        let Some(slot) = words.get_mut(count) else {
+            return;
+        };
+        *slot = (start, i, humps);
+        count += 1;
     }
-    for word in words() {
+    for &(start, end, humps) in &words[..count] {
+        let word = &name[start..end];
         word_hint(attr, word, hint, wraps_text);
-        let humps = word
-            .windows(2)
-            .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
         if humps {
             let mut from = 0;
             for k in 1..=word.len() {
