@@ -332,16 +332,27 @@ impl BlockText {
             while i < stride_end {
                 let b = bytes[i];
                 if b < 0x80 {
-                    let class = ASCII_CLASS[b as usize];
-                    let space = u8::from(class == SPACE);
-                    let visible = u8::from(class == VISIBLE);
-                    if let Some(slot) = out.get_mut(pos) {
-                        *slot = if space == 1 { b' ' } else { b };
+                    // A visible character is written as it is; a space only opens a collapsed
+                    // space after visible text; a control is dropped and changes nothing.
+                    match ASCII_CLASS[b as usize] {
+                        VISIBLE => {
+                            if let Some(slot) = out.get_mut(pos) {
+                                *slot = b;
+                            }
+                            pos += 1;
+                            added += 1;
+                            prev_space = 0;
+                        }
+                        SPACE if prev_space == 0 => {
+                            if let Some(slot) = out.get_mut(pos) {
+                                *slot = b' ';
+                            }
+                            pos += 1;
+                            added += 1;
+                            prev_space = 1;
+                        }
+                        _ => {}
                     }
-                    let advance = visible | (space & (prev_space ^ 1));
-                    pos += usize::from(advance);
-                    added += u32::from(advance);
-                    prev_space = if class == SKIP { prev_space } else { space };
                     hasher.push_ascii_reserved(b);
                     i += 1;
                     continue;
