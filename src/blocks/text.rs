@@ -170,7 +170,12 @@ impl BlockText {
             None
         } else {
             Some(FinishedText {
-                text: String::from_utf8_lossy(&self.buf).into_owned(),
+                // `buf` only ever receives whole characters, so the plain validation (with its
+                // ASCII fast path) succeeds and gives the same text as a lossy conversion.
+                text: match std::str::from_utf8(&self.buf) {
+                    Ok(text) => text.to_owned(),
+                    Err(_) => String::from_utf8_lossy(&self.buf).into_owned(),
+                },
                 chars: self.chars,
                 link_chars: self.link_chars,
                 truncated: self.chars as usize > self.kept,
