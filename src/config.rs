@@ -374,6 +374,8 @@ mod tests {
         assert!(e.to_string().contains("max_dogs"), "{e}");
         let e = Config::from_toml("[retention]\nmax_docs = 0", None, env(&[])).unwrap_err();
         assert!(e.to_string().contains("retention.max_docs"), "{e}");
+        let e = Config::from_toml("[state]\nhot_counters_bytes = 100", None, env(&[])).unwrap_err();
+        assert!(e.to_string().contains("state.hot_counters_bytes"), "{e}");
         assert!(Config::from_toml("x = [", None, env(&[])).is_err());
     }
 

@@ -39,27 +39,23 @@ const EMPTY: Slot = Slot {
 
 /// See the module documentation.
 pub struct HotCounters {
+    /// A power-of-two number of slots.
     slots: Mutex<Vec<Slot>>,
-    /// The number of slots is `1 << slots_log2`.
-    slots_log2: u32,
 }
 
-/// The slot of `key` in a table of `1 << slots_log2` slots.
-fn slot_of(key: &[u8; 16], slots_log2: u32) -> usize {
+/// The slot of `key` in a table of `slots` slots (a power of two).
+fn slot_of(key: &[u8; 16], slots: usize) -> usize {
     let mut a = [0u8; 8];
     let mut b = [0u8; 8];
     a.copy_from_slice(&key[..8]);
     b.copy_from_slice(&key[8..]);
     let h = (u64::from_le_bytes(a).rotate_left(23) ^ u64::from_le_bytes(b))
         .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    (h >> (64 - slots_log2)) as usize
+    (h >> (64 - slots.trailing_zeros())) as usize
 }
 
 /// The locked table, for a run of look-ups or updates.
-pub struct Locked<'a> {
-    slots: MutexGuard<'a, Vec<Slot>>,
-    slots_log2: u32,
-}
+pub struct Locked<'a>(MutexGuard<'a, Vec<Slot>>);
 
 impl HotCounters {
     /// A table of as many slots as `bytes` holds, rounded down to a power of two (at least
@@ -69,27 +65,23 @@ impl HotCounters {
         let slots_log2 = (usize::BITS - 1 - slots.leading_zeros()).max(MIN_SLOTS_LOG2);
         HotCounters {
             slots: Mutex::new(vec![EMPTY; 1 << slots_log2]),
-            slots_log2,
         }
     }
 
     /// The bytes the table's slots take.
     #[cfg(test)]
     fn bytes(&self) -> usize {
-        (1usize << self.slots_log2) * std::mem::size_of::<Slot>()
+        self.lock().0.len() * std::mem::size_of::<Slot>()
     }
 
     /// Locks the table (a poisoned lock is recovered: the table holds plain values).
     pub fn lock(&self) -> Locked<'_> {
-        Locked {
-            slots: self.slots.lock().unwrap_or_else(|e| e.into_inner()),
-            slots_log2: self.slots_log2,
-        }
+        Locked(self.slots.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// Forgets everything (after a bulk load or a failed commit).
     pub fn clear(&self) {
-        self.lock().slots.fill(EMPTY);
+        self.lock().0.fill(EMPTY);
     }
 
     /// Applies committed writes.
@@ -109,7 +101,7 @@ impl Locked<'_> {
     /// What the table knows of `key`: `None` when nothing (read it from the database),
     /// `Some(None)` when the key is absent, `Some(Some(value))` its stored value.
     pub fn get(&self, key: &[u8; 16]) -> Option<Option<&[u8]>> {
-        let slot = &self.slots[slot_of(key, self.slots_log2)];
+        let slot = &self.0[slot_of(key, self.0.len())];
         if slot.state == 0 || slot.key != *key {
             return None;
         }
@@ -122,7 +114,8 @@ impl Locked<'_> {
     /// Records `key`'s stored value (`None`: absent). A value too long to keep empties the slot
     /// if it held the key.
     pub fn fill(&mut self, key: &[u8; 16], value: Option<&[u8]>) {
-        let slot = &mut self.slots[slot_of(key, self.slots_log2)];
+        let i = slot_of(key, self.0.len());
+        let slot = &mut self.0[i];
         match value {
             None => {
                 slot.key = *key;
@@ -144,7 +137,8 @@ impl Locked<'_> {
     /// Adds a merged `delta` to `key`'s value where the table knows it; a merge into an absent
     /// key stores the delta, as the merge operator does.
     fn merge(&mut self, key: &[u8; 16], delta: i64) {
-        let slot = &mut self.slots[slot_of(key, self.slots_log2)];
+        let i = slot_of(key, self.0.len());
+        let slot = &mut self.0[i];
         if slot.key != *key || slot.state == 0 {
             return;
         }
@@ -205,13 +199,14 @@ mod tests {
     fn a_key_that_takes_a_slot_over_hides_the_one_before() {
         let hot = HotCounters::with_bytes(1 << 20);
         let a = [7u8; 16];
+        let slots = hot.lock().0.len();
         let other = (0u32..)
             .map(|i| {
                 let mut k = [0u8; 16];
                 k[..4].copy_from_slice(&i.to_le_bytes());
                 k
             })
-            .find(|k| slot_of(k, hot.slots_log2) == slot_of(&a, hot.slots_log2) && *k != a)
+            .find(|k| slot_of(k, slots) == slot_of(&a, slots) && *k != a)
             .unwrap_or(a);
         assert_ne!(other, a);
         hot.lock().fill(&a, None);
