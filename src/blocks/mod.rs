@@ -87,6 +87,10 @@ pub struct Block {
     /// What the markup of the block's open containers (below `html` and `body`) says of it:
     /// [`Hint::Boilerplate`] when any of them is marked so, else [`Hint::Content`] when any is.
     pub hint: Hint,
+    /// Document-order ordinal of the innermost open container (below `html` and `body`) whose
+    /// own markup marks it as a region around the main text; `Some` exactly when `hint` is
+    /// [`Hint::Boilerplate`].
+    pub marker: Option<u32>,
     /// Document-order ordinal of the innermost open container whose own markup marks it as the
     /// main text (`<article>`, `<main>`, `role=main`, `itemprop=articleBody`), whatever marks
     /// its other containers; `None` outside any.

@@ -130,6 +130,19 @@ impl OpenElements {
         self.hidden > 0
     }
 
+    /// The ordinal of the innermost open container whose own markup marks it as a region around
+    /// the main text ([`Hint::Boilerplate`]), if any.
+    #[inline]
+    pub(crate) fn marker(&self) -> Option<u32> {
+        if self.boilerplate == 0 {
+            return None;
+        }
+        self.containers
+            .iter()
+            .rfind(|c| c.hint == Hint::Boilerplate)
+            .map(|c| c.ordinal)
+    }
+
     /// The ordinal of the innermost open container whose own markup marks it as the main text
     /// (`<article>`, `<main>`, `role=main`, `itemprop=articleBody`), if any.
     #[inline]

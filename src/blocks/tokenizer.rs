@@ -103,6 +103,8 @@ struct State {
     block_path: String,
     block_ancestors: Vec<u32>,
     block_hint: Hint,
+    /// The innermost element around the current block marked as a region around the text.
+    block_marker: Option<u32>,
     block_marked_main: Option<u32>,
     block_hidden: bool,
     block_nested_article: bool,
@@ -262,6 +264,7 @@ impl State {
         self.block_path.clear();
         self.block_ancestors.clear();
         self.block_hint = Hint::None;
+        self.block_marker = None;
         self.block_marked_main = None;
         self.block_hidden = false;
         self.block_nested_article = false;
@@ -486,6 +489,7 @@ impl State {
                 .open
                 .ancestors(limits.max_ancestors.min(limits.max_depth));
             self.block_hint = self.open.hint();
+            self.block_marker = self.open.marker();
             self.block_marked_main = self.open.marked_main();
             self.block_hidden = self.open.hidden();
             self.block_nested_article = self.open.in_nested_article();
@@ -568,6 +572,7 @@ impl State {
                 chars: done.chars,
                 truncated: done.truncated,
                 hint: self.block_hint,
+                marker: self.block_marker,
                 marked_main: self.block_marked_main,
                 hidden: self.block_hidden,
                 nested_article: self.block_nested_article,

@@ -84,6 +84,9 @@ pub struct BlockFacts<'a> {
     pub path_count: u64,
     /// What the markup around the block says of it.
     pub hint: Hint,
+    /// The ordinal of the innermost element around the block that the markup marks as a region
+    /// around the main text, if any.
+    pub marker: Option<u32>,
     /// The ordinal of the innermost element around the block that the markup marks as the main
     /// text (`<article>`, `<main>`), if any.
     pub marked_main: Option<u32>,
@@ -109,6 +112,7 @@ impl<'a> BlockFacts<'a> {
             count,
             path_count,
             hint: block.hint,
+            marker: block.marker,
             marked_main: block.marked_main,
             hidden: block.hidden,
             nested_article: block.nested_article,
@@ -191,6 +195,7 @@ mod tests {
             count,
             path_count: 0,
             hint: Hint::None,
+            marker: None,
             marked_main: None,
             hidden: false,
             nested_article: false,

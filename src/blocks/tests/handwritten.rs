@@ -609,6 +609,28 @@ fn the_innermost_element_marked_as_the_main_text() {
 }
 
 #[test]
+fn the_innermost_element_marked_as_a_region_around_the_text() {
+    // Ordinals: html 0, body 1, div 2 (a layout class naming the sidebar), article 3, p 4,
+    // div 5 (comments), div 6 (one comment), p 7, div 8 (a sidebar), p 9, p 10.
+    let page = r#"<html><body class="has-sidebar"><div class="container has-sidebar">
+<article><p>Text</p><div id="comments"><div class="comment"><p>Nice post</p></div></div>
+</article><div class="sidebar"><p>Widget</p></div></div><p>Outside</p>
+</body></html>"#;
+    let got: Vec<(String, Option<u32>)> = split(page)
+        .into_iter()
+        .map(|b| (b.text, b.marker))
+        .collect();
+    let want = [
+        ("Text", Some(2)),
+        ("Nice post", Some(6)),
+        ("Widget", Some(8)),
+        ("Outside", None),
+    ];
+    let want: Vec<(String, Option<u32>)> = want.iter().map(|(t, m)| (t.to_string(), *m)).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
 fn metadata_is_read_in_the_same_pass() {
     let html = r#"<!doctype html><html><head><title>T</title>
         <meta charset="utf-8"><META NAME="Description" CONTENT="A page &amp; its text">

@@ -20,6 +20,7 @@ pub fn block(
         count: Some(count),
         path_count,
         hint: Hint::None,
+        marker: None,
         marked_main: None,
         hidden: false,
         nested_article: false,

@@ -718,8 +718,9 @@ mod tests {
 
     #[test]
     fn an_article_inside_a_wrapper_marked_as_a_sidebar_still_bounds_the_text() {
-        // The theme names the wrapper of the whole page for its sidebar, so the markup rule does
-        // not trust its marks; the article is still the author's text, the widget after it not.
+        // The theme names the wrapper of the whole page for its sidebar; the article is still the
+        // author's text, the widget after it not. Either rule finds it: the article bounds the
+        // text, and the markup rule reads the wrapper that encloses the article as layout.
         let about = "Thank you for stopping by! My name is Regan and I live in Massachusetts \
             with my husband, our two kids and a very lazy dog who loves long walks.";
         let html = format!(
@@ -733,6 +734,12 @@ mod tests {
         assert!(!with.contains(&about.to_string()), "{with:?}");
         assert_eq!(with.len(), 3, "{with:?}");
         let without = kept(&html, Rules::default().without("marked_main").unwrap());
-        assert!(without.contains(&about.to_string()), "{without:?}");
+        assert!(!without.contains(&about.to_string()), "{without:?}");
+        let neither = Rules::default()
+            .without("marked_main")
+            .and_then(|r| r.without("markup"))
+            .unwrap();
+        let neither = kept(&html, neither);
+        assert!(neither.contains(&about.to_string()), "{neither:?}");
     }
 }

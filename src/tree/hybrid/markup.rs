@@ -13,6 +13,70 @@ use crate::tree::{BlockFacts, Reason};
 /// text and not a teaser.
 pub const MIN_MARKED_MAIN: u64 = 200;
 
+/// A region marked as around the text that encloses the element marked as the main text (an
+/// `<article>` inside `<div class="container has-sidebar">` or `"theiaStickySidebar"`) is a
+/// layout wrapper, not such a region: its blocks take their hint from the markup inside it, as
+/// the page's root elements' do. The main text is the marked element holding most of the marked
+/// text, at least [`MIN_MARKED_MAIN`] characters (one comment's `itemprop=text` among many is
+/// not it). Returns the
+/// blocks with those hints, `None` when no wrapper encloses the main text.
+pub fn unwrap_layout<'a>(blocks: &[BlockFacts<'a>]) -> Option<Vec<BlockFacts<'a>>> {
+    // The marked main elements inside marked regions, with their text.
+    let mut mains: Vec<(u32, u64)> = Vec::new();
+    let mut any_wrapped = false;
+    for block in blocks {
+        let Some(main) = block.marked_main else {
+            continue;
+        };
+        any_wrapped |= block.marker.is_some_and(|m| m < main);
+        match mains.iter_mut().find(|(o, _)| *o == main) {
+            Some((_, chars)) => *chars += u64::from(block.chars),
+            None => mains.push((main, u64::from(block.chars))),
+        }
+    }
+    if !any_wrapped {
+        return None;
+    }
+    let all: u64 = mains.iter().map(|&(_, c)| c).sum();
+    let (main, chars) = mains
+        .iter()
+        .copied()
+        .max_by_key(|&(o, c)| (c, std::cmp::Reverse(o)))?;
+    if chars < MIN_MARKED_MAIN || 2 * chars <= all {
+        return None;
+    }
+    // The main element's enclosing elements, from its shallowest block.
+    let around: &[u32] = blocks
+        .iter()
+        .filter(|b| b.marked_main == Some(main))
+        .min_by_key(|b| b.ancestors.len())
+        .map(|b| b.ancestors)?;
+    let wraps = |marker: Option<u32>| marker.is_some_and(|m| m < main && around.contains(&m));
+    if !blocks.iter().any(|b| wraps(b.marker)) {
+        return None;
+    }
+    Some(
+        blocks
+            .iter()
+            .map(|b| {
+                if wraps(b.marker) {
+                    BlockFacts {
+                        hint: if b.marked_main.is_some() {
+                            Hint::Content
+                        } else {
+                            Hint::None
+                        },
+                        marker: None,
+                        ..*b
+                    }
+                } else {
+                    *b
+                }
+            })
+            .collect(),
+    )
+}
+
 /// Drops the unique blocks in marked regions: trusted when the markup also marks the main text
 /// (comments often outweigh the article they follow), else unless they would take most of what
 /// the page still holds.
@@ -80,5 +144,42 @@ mod tests {
             b.hint = Hint::Boilerplate;
         }
         assert_eq!(&run(&blocks, 1)[..2], &[Unique; 2]);
+    }
+
+    #[test]
+    fn a_marked_region_enclosing_the_marked_main_text_is_a_layout_wrapper() {
+        // div 2 ("container has-sidebar") > article 7 > p 8, p 9, comments 13 > 14, 15; and a
+        // sidebar widget 20 > 21 inside the wrapper, beside the article.
+        let (p8, p9) = ([0, 1, 2, 7, 8], [0, 1, 2, 7, 9]);
+        let (c14, c15) = ([0, 1, 2, 7, 13, 14], [0, 1, 2, 7, 13, 15]);
+        let widget = [0, 1, 2, 20, 21];
+        let marked = |ancestors, chars, marker, main| BlockFacts {
+            hint: Hint::Boilerplate,
+            marker: Some(marker),
+            marked_main: main,
+            ..block(ancestors, chars, 0, 1, 1)
+        };
+        let blocks = vec![
+            marked(&p8, 300, 2, Some(7)),
+            marked(&p9, 250, 2, Some(7)),
+            marked(&c14, 300, 13, Some(7)),
+            marked(&c15, 300, 13, Some(7)),
+            marked(&widget, 100, 20, None),
+        ];
+        let reasons = run(&blocks, 1);
+        use Reason::*;
+        assert_eq!(&reasons[..4], &[Unique, Unique, Marked, Marked]);
+        assert_ne!(reasons[4], Unique);
+        // Without the markup rules the wrapper is not looked for either.
+        let off = Rules::default().without("markup").unwrap();
+        assert_eq!(&run_with(&blocks, 1, off)[..4], &[Unique; 4]);
+        // Comments each marking their own text (`itemprop=text`) name no main text: the marked
+        // text is most of the page and the markup is not trusted.
+        let mut comments_only = blocks.clone();
+        comments_only[0].marked_main = None;
+        comments_only[1].marked_main = None;
+        comments_only[2].marked_main = Some(14);
+        comments_only[3].marked_main = Some(15);
+        assert_eq!(&run(&comments_only, 1)[..4], &[Unique; 4]);
     }
 }

@@ -269,6 +269,12 @@ fn classify_with(
     out: &mut Vec<Reason>,
 ) {
     out.clear();
+    let unwrapped = if params.rules.markup {
+        markup::unwrap_layout(blocks)
+    } else {
+        None
+    };
+    let blocks = unwrapped.as_deref().unwrap_or(blocks);
     let node = node.unwrap_or(NodeFacts {
         support: 1,
         c_max: u64::MAX,
