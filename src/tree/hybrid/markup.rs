@@ -79,28 +79,106 @@ pub fn unwrap_layout<'a>(blocks: &[BlockFacts<'a>]) -> Option<Vec<BlockFacts<'a>
 
 /// Drops the unique blocks in marked regions: trusted when the markup also marks the main text
 /// (comments often outweigh the article they follow), else unless they would take most of what
-/// the page still holds.
+/// the page still holds. When they would, a marked region that alone holds most of the page's
+/// unique text is a layout wrapper (`id="center-sidebar-right"` around a whole page's columns),
+/// and the same test is made inside it: the regions marked inside it are dropped when they are
+/// less than its unmarked text (a comment thread whose every comment is marked stays whole).
 pub fn drop_marked(blocks: &[BlockFacts<'_>], out: &mut [Reason]) {
+    let (marked, unmarked, main_marked) = tally(blocks, out, &[], 0..blocks.len());
+    if marked == 0 {
+        return;
+    }
+    if marked < unmarked || main_marked >= MIN_MARKED_MAIN {
+        mark(blocks, out, &[]);
+        return;
+    }
+    let total = marked + unmarked;
+    let mut wrappers: Vec<u32> = Vec::new();
+    let mut inner: Option<std::ops::Range<usize>> = None;
+    for (i, block) in blocks.iter().enumerate() {
+        let Some(m) = block.marker else { continue };
+        if out[i] != Reason::Unique || wrappers.contains(&m) {
+            continue;
+        }
+        let range = span(blocks, i, m);
+        let chars: u64 = range
+            .clone()
+            .filter(|&k| out[k] == Reason::Unique)
+            .map(|k| u64::from(blocks[k].chars))
+            .sum();
+        if 2 * chars >= total {
+            wrappers.push(m);
+            if inner.as_ref().is_none_or(|r| range.len() < r.len()) {
+                inner = Some(range);
+            }
+        }
+    }
+    let Some(inner) = inner else { return };
+    wrappers.sort_unstable();
+    let (marked_in, unmarked_in, _) = tally(blocks, out, &wrappers, inner);
+    if marked_in == 0 || marked_in >= unmarked_in {
+        return;
+    }
+    let (marked, unmarked, main_marked) = tally(blocks, out, &wrappers, 0..blocks.len());
+    if marked < unmarked || main_marked >= MIN_MARKED_MAIN {
+        mark(blocks, out, &wrappers);
+    }
+}
+
+/// True when `block` is in a marked region that is not one of the (sorted) `wrappers`.
+fn in_region(block: &BlockFacts<'_>, wrappers: &[u32]) -> bool {
+    block.hint == Hint::Boilerplate
+        && block
+            .marker
+            .is_none_or(|m| wrappers.binary_search(&m).is_err())
+}
+
+/// Characters of the unique blocks in `range` inside marked regions (but `wrappers`), outside
+/// them, and of the latter inside an element marked as the main text.
+fn tally(
+    blocks: &[BlockFacts<'_>],
+    out: &[Reason],
+    wrappers: &[u32],
+    range: std::ops::Range<usize>,
+) -> (u64, u64, u64) {
     let (mut marked, mut unmarked, mut main_marked) = (0u64, 0u64, 0u64);
-    for (block, reason) in blocks.iter().zip(out.iter()) {
-        if *reason == Reason::Unique {
-            match block.hint {
-                Hint::Boilerplate => marked += u64::from(block.chars),
-                Hint::Content => {
-                    unmarked += u64::from(block.chars);
-                    main_marked += u64::from(block.chars);
-                }
-                Hint::None => unmarked += u64::from(block.chars),
+    for k in range {
+        if out[k] != Reason::Unique {
+            continue;
+        }
+        let (block, chars) = (&blocks[k], u64::from(blocks[k].chars));
+        if in_region(block, wrappers) {
+            marked += chars;
+        } else {
+            unmarked += chars;
+            if block.hint == Hint::Content || block.marked_main.is_some() {
+                main_marked += chars;
             }
         }
     }
-    if marked > 0 && (marked < unmarked || main_marked >= MIN_MARKED_MAIN) {
-        for (block, reason) in blocks.iter().zip(out.iter_mut()) {
-            if *reason == Reason::Unique && block.hint == Hint::Boilerplate {
-                *reason = Reason::Marked;
-            }
+    (marked, unmarked, main_marked)
+}
+
+/// Drops the unique blocks in marked regions but `wrappers`.
+fn mark(blocks: &[BlockFacts<'_>], out: &mut [Reason], wrappers: &[u32]) {
+    for (block, reason) in blocks.iter().zip(out.iter_mut()) {
+        if *reason == Reason::Unique && in_region(block, wrappers) {
+            *reason = Reason::Marked;
         }
     }
+}
+
+/// The blocks inside the element with ordinal `marker`, which holds block `at`: an element's
+/// blocks are contiguous in document order, so it holds every block between the first and the
+/// last that name it (as an ancestor, or as their innermost marked region).
+fn span(blocks: &[BlockFacts<'_>], at: usize, marker: u32) -> std::ops::Range<usize> {
+    let holds = |k: &usize| {
+        let b = &blocks[*k];
+        b.marker == Some(marker) || b.ancestors.contains(&marker)
+    };
+    let first = (0..at).find(holds).unwrap_or(at);
+    let last = (at..blocks.len()).rfind(holds).unwrap_or(at);
+    first..last + 1
 }
 
 #[cfg(test)]
@@ -181,5 +259,42 @@ mod tests {
         comments_only[2].marked_main = Some(14);
         comments_only[3].marked_main = Some(15);
         assert_eq!(&run(&comments_only, 1)[..4], &[Unique; 4]);
+    }
+
+    #[test]
+    fn the_regions_marked_inside_a_layout_wrapper_are_judged_inside_it() {
+        // div 2 (`id="center-sidebar-right"`) holds the unmarked article 7 > p 8, p 9 and a
+        // widget 20 > 21 marked inside it; the site's menu 30 > 31 lies outside it.
+        let (p8, p9, widget, menu) = (
+            [0, 1, 2, 7, 8],
+            [0, 1, 2, 7, 9],
+            [0, 1, 2, 20, 21],
+            [0, 1, 30, 31],
+        );
+        let marked = |ancestors, chars, marker| BlockFacts {
+            hint: Hint::Boilerplate,
+            marker: Some(marker),
+            ..block(ancestors, chars, 0, 1, 1)
+        };
+        let blocks = vec![
+            marked(&menu, 60, 30),
+            marked(&p8, 300, 2),
+            marked(&p9, 250, 2),
+            marked(&widget, 150, 20),
+        ];
+        use Reason::*;
+        let reasons = run(&blocks, 1);
+        assert_eq!(reasons[0], Marked);
+        assert_eq!(&reasons[1..], &[Unique, Unique, Marked]);
+        // A comment thread whose every comment is marked, in a comments region holding most of
+        // the page: inside it, the marked text is most of it, so nothing is dropped.
+        let (c14, c15, c16) = ([0, 1, 13, 14], [0, 1, 13, 15], [0, 1, 13, 16]);
+        let thread = vec![
+            block(&ARTICLE[0], 200, 0, 1, 1),
+            marked(&c14, 300, 14),
+            marked(&c15, 300, 15),
+            marked(&c16, 300, 16),
+        ];
+        assert_eq!(run(&thread, 1), vec![Unique; 4]);
     }
 }
