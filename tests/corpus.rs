@@ -12,7 +12,7 @@ const MEASURED_RELAXED: f64 = 0.827;
 const MEASURED_STRICT: f64 = 0.827;
 
 /// Word-LCS F1 measured on scrapinghub-aeb (cold start: one or two pages per domain).
-const MEASURED_HYBRID_COLD: f64 = 0.947;
+const MEASURED_HYBRID_COLD: f64 = 0.949;
 const MEASURED_RELAXED_COLD: f64 = 0.709;
 
 #[test]
@@ -93,7 +93,7 @@ fn hybrid_decides_cold_start_pages_by_their_structure() {
 /// scrapinghub-aeb are held above): the news streams, the cold-start sets and the documentation
 /// streams, so a change that gains on one kind of stream and loses on another fails here.
 const MEASURED_HYBRID_SETS: [(&str, f64); 10] = [
-    ("crawl-to-the-future", 0.936),
+    ("crawl-to-the-future", 0.938),
     ("dragnet", 0.877),
     ("cleaneval", 0.923),
     ("debdocs-python", 0.988),
