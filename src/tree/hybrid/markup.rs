@@ -1,7 +1,9 @@
 //! Markup (the cues of readability and trafilatura; ARIA landmark roles): a unique block inside an
 //! element marked as navigation, a sidebar, comments or the like is dropped, unless the marked
 //! text is most of what the page holds and the markup does not also mark the main text (a
-//! page-wide wrapper with a misleading class). Text marked as the main text (`<article>`,
+//! page-wide wrapper with a misleading class). A marked region that encloses the marked main text,
+//! or alone holds most of the page, is such a wrapper: the regions marked inside it are judged
+//! by the same test inside it. Text marked as the main text (`<article>`,
 //! `role=main`, `itemprop=articleBody`) anchors the main subtree ([`super::main_text`]).
 
 use crate::blocks::Hint;

@@ -13,7 +13,8 @@
 //!   mixes its own words with links inside the main text (Kohlschütter et al. 2010; Gottron
 //!   2008);
 //! - [`markup`]: regions the markup marks as navigation, sidebars or comments (readability's and
-//!   trafilatura's cues, ARIA landmark roles);
+//!   trafilatura's cues, ARIA landmark roles); such a "region" that encloses the main text is a
+//!   layout wrapper, and the regions marked inside it are judged there;
 //! - [`hidden`]: elements the page does not render (`hidden`, `display: none`, the style sheets'
 //!   hiding classes) hold no text a reader sees (readability's visibility test);
 //! - [`main_text`]: the DOM subtree holding the main text (Viveros-Jiménez et al. 2018), narrowed
