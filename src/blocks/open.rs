@@ -134,25 +134,25 @@ impl OpenElements {
     /// the main text ([`Hint::Boilerplate`]), if any.
     #[inline]
     pub(crate) fn marker(&self) -> Option<u32> {
-        if self.boilerplate == 0 {
-            return None;
-        }
-        self.containers
-            .iter()
-            .rfind(|c| c.hint == Hint::Boilerplate)
-            .map(|c| c.ordinal)
+        self.innermost(Hint::Boilerplate, self.boilerplate)
     }
 
     /// The ordinal of the innermost open container whose own markup marks it as the main text
     /// (`<article>`, `<main>`, `role=main`, `itemprop=articleBody`), if any.
     #[inline]
     pub(crate) fn marked_main(&self) -> Option<u32> {
-        if self.content == 0 {
+        self.innermost(Hint::Content, self.content)
+    }
+
+    /// The ordinal of the innermost open container hinted `hint`, of which `open` are open.
+    #[inline]
+    fn innermost(&self, hint: Hint, open: u32) -> Option<u32> {
+        if open == 0 {
             return None;
         }
         self.containers
             .iter()
-            .rfind(|c| c.hint == Hint::Content)
+            .rfind(|c| c.hint == hint)
             .map(|c| c.ordinal)
     }
 

@@ -23,27 +23,25 @@ pub const MIN_MARKED_MAIN: u64 = 200;
 /// not it). Returns the
 /// blocks with those hints, `None` when no wrapper encloses the main text.
 pub fn unwrap_layout<'a>(blocks: &[BlockFacts<'a>]) -> Option<Vec<BlockFacts<'a>>> {
-    // The marked main elements inside marked regions, with their text.
-    let mut mains: Vec<(u32, u64)> = Vec::new();
-    let mut any_wrapped = false;
-    for block in blocks {
-        let Some(main) = block.marked_main else {
-            continue;
-        };
-        any_wrapped |= block.marker.is_some_and(|m| m < main);
-        match mains.iter_mut().find(|(o, _)| *o == main) {
-            Some((_, chars)) => *chars += u64::from(block.chars),
-            None => mains.push((main, u64::from(block.chars))),
-        }
-    }
-    if !any_wrapped {
+    let wrapped =
+        |b: &BlockFacts<'_>| matches!((b.marker, b.marked_main), (Some(m), Some(main)) if m < main);
+    if !blocks.iter().any(wrapped) {
         return None;
     }
-    let all: u64 = mains.iter().map(|&(_, c)| c).sum();
-    let (main, chars) = mains
+    // The marked main elements with their text: the one holding the most, and all of them.
+    let mut mains: Vec<(u32, u64)> = blocks
         .iter()
-        .copied()
-        .max_by_key(|&(o, c)| (c, std::cmp::Reverse(o)))?;
+        .filter_map(|b| b.marked_main.map(|m| (m, u64::from(b.chars))))
+        .collect();
+    mains.sort_unstable_by_key(|&(o, _)| o);
+    let (mut main, mut chars, mut all) = (0u32, 0u64, 0u64);
+    for run in mains.chunk_by(|x, y| x.0 == y.0) {
+        let c: u64 = run.iter().map(|&(_, c)| c).sum();
+        all += c;
+        if c > chars {
+            (main, chars) = (run[0].0, c);
+        }
+    }
     if chars < MIN_MARKED_MAIN || 2 * chars <= all {
         return None;
     }
@@ -95,21 +93,12 @@ pub fn drop_marked(blocks: &[BlockFacts<'_>], out: &mut [Reason]) {
         return;
     }
     let total = marked + unmarked;
+    let spans = spans(blocks, out);
     let mut wrappers: Vec<u32> = Vec::new();
     let mut inner: Option<std::ops::Range<usize>> = None;
-    for (i, block) in blocks.iter().enumerate() {
-        let Some(m) = block.marker else { continue };
-        if out[i] != Reason::Unique || wrappers.contains(&m) {
-            continue;
-        }
-        let range = span(blocks, i, m);
-        let chars: u64 = range
-            .clone()
-            .filter(|&k| out[k] == Reason::Unique)
-            .map(|k| u64::from(blocks[k].chars))
-            .sum();
+    for (marker, range, chars) in spans {
         if 2 * chars >= total {
-            wrappers.push(m);
+            wrappers.push(marker);
             if inner.as_ref().is_none_or(|r| range.len() < r.len()) {
                 inner = Some(range);
             }
@@ -170,17 +159,44 @@ fn mark(blocks: &[BlockFacts<'_>], out: &mut [Reason], wrappers: &[u32]) {
     }
 }
 
-/// The blocks inside the element with ordinal `marker`, which holds block `at`: an element's
-/// blocks are contiguous in document order, so it holds every block between the first and the
-/// last that name it (as an ancestor, or as their innermost marked region).
-fn span(blocks: &[BlockFacts<'_>], at: usize, marker: u32) -> std::ops::Range<usize> {
-    let holds = |k: &usize| {
-        let b = &blocks[*k];
-        b.marker == Some(marker) || b.ancestors.contains(&marker)
-    };
-    let first = (0..at).find(holds).unwrap_or(at);
-    let last = (at..blocks.len()).rfind(holds).unwrap_or(at);
-    first..last + 1
+/// Each element that is a unique block's innermost marked region (in ordinal order), with the
+/// blocks inside it and their unique text. An element's blocks are contiguous in document order,
+/// so it holds every block between the first and the last that name it (as an ancestor, or as
+/// their innermost marked region). One pass over the blocks and their ancestors.
+fn spans(blocks: &[BlockFacts<'_>], out: &[Reason]) -> Vec<(u32, std::ops::Range<usize>, u64)> {
+    let mut markers: Vec<u32> = blocks
+        .iter()
+        .zip(out)
+        .filter(|(_, r)| **r == Reason::Unique)
+        .filter_map(|(b, _)| b.marker)
+        .collect();
+    markers.sort_unstable();
+    markers.dedup();
+    let mut bounds = vec![(usize::MAX, 0usize); markers.len()];
+    // `before[k]`: unique characters of the blocks before block `k`.
+    let mut before = Vec::with_capacity(blocks.len() + 1);
+    before.push(0u64);
+    for (k, (block, reason)) in blocks.iter().zip(out).enumerate() {
+        let unique = if *reason == Reason::Unique {
+            u64::from(block.chars)
+        } else {
+            0
+        };
+        before.push(before[k] + unique);
+        for o in block.ancestors.iter().chain(block.marker.as_ref()) {
+            if let Ok(j) = markers.binary_search(o) {
+                let (first, last) = &mut bounds[j];
+                *first = (*first).min(k);
+                *last = (*last).max(k);
+            }
+        }
+    }
+    markers
+        .into_iter()
+        .zip(bounds)
+        .filter(|&(_, (first, _))| first != usize::MAX)
+        .map(|(m, (first, last))| (m, first..last + 1, before[last + 1] - before[first]))
+        .collect()
 }
 
 #[cfg(test)]
