@@ -742,4 +742,24 @@ mod tests {
         let neither = kept(&html, neither);
         assert!(neither.contains(&about.to_string()), "{neither:?}");
     }
+
+    #[test]
+    fn a_layout_id_naming_the_sidebar_column_does_not_hide_the_widget_inside_it() {
+        // The whole page sits in an element whose id names the layout's sidebar column; the
+        // widget inside it that its class marks is dropped, the story is kept.
+        let teaser = "Readers of this magazine liked these stories most this week, and so will \
+            you once you have read them all the way to the end.";
+        let html = format!(
+            r#"<html><body><div id="header"><a href="/">Home</a></div>
+<div id="center-sidebar-right"><h1>Judging Elena Kagan</h1><p>{s}</p><p>{s}</p><p>{s}</p>
+<div class="block related"><h3>Most read</h3><p>{t}</p></div></div></body></html>"#,
+            s = SENTENCES,
+            t = teaser
+        );
+        let with = kept(&html, Rules::default());
+        assert!(!with.contains(&teaser.to_string()), "{with:?}");
+        assert!(with.contains(&SENTENCES.to_string()), "{with:?}");
+        let without = kept(&html, Rules::default().without("markup").unwrap());
+        assert!(without.contains(&teaser.to_string()), "{without:?}");
+    }
 }
