@@ -20,8 +20,7 @@ pub const MIN_MARKED_MAIN: u64 = 200;
 /// layout wrapper, not such a region: its blocks take their hint from the markup inside it, as
 /// the page's root elements' do. The main text is the marked element holding most of the marked
 /// text, at least [`MIN_MARKED_MAIN`] characters (one comment's `itemprop=text` among many is
-/// not it). Returns the
-/// blocks with those hints, `None` when no wrapper encloses the main text.
+/// not it). Returns the blocks with those hints, `None` when no wrapper encloses the main text.
 pub fn unwrap_layout<'a>(blocks: &[BlockFacts<'a>]) -> Option<Vec<BlockFacts<'a>>> {
     let wrapped =
         |b: &BlockFacts<'_>| matches!((b.marker, b.marked_main), (Some(m), Some(main)) if m < main);
