@@ -1,6 +1,6 @@
 //! Hand-written pages with exactly known blocks.
 
-use super::super::{block_hash, BlockError, ParseLimits, Tokenizer};
+use super::super::{block_hash, Block, BlockError, ParseLimits, Tokenizer};
 use super::{check_invariants, split, texts};
 
 const PAGE: &str = r#"<!DOCTYPE html>
@@ -594,18 +594,16 @@ fn the_innermost_element_marked_as_the_main_text() {
 <main><article><p>Text</p></article><div><article><p>Teaser</p></article></div></main>
 <div class="sidebar"><article><p>Marked inside a sidebar</p></article></div>
 </body></html>"#;
-    let got: Vec<(String, Option<u32>)> = split(page)
-        .into_iter()
-        .map(|b| (b.text, b.marked_main))
-        .collect();
-    let want = [
-        ("Frame", None),
-        ("Text", Some(5)),
-        ("Teaser", Some(8)),
-        ("Marked inside a sidebar", Some(11)),
-    ];
-    let want: Vec<(String, Option<u32>)> = want.iter().map(|(t, m)| (t.to_string(), *m)).collect();
-    assert_eq!(got, want);
+    assert_ordinals(
+        page,
+        |b| b.marked_main,
+        &[
+            ("Frame", None),
+            ("Text", Some(5)),
+            ("Teaser", Some(8)),
+            ("Marked inside a sidebar", Some(11)),
+        ],
+    );
 }
 
 #[test]
@@ -616,16 +614,24 @@ fn the_innermost_element_marked_as_a_region_around_the_text() {
 <article><p>Text</p><div id="comments"><div class="comment"><p>Nice post</p></div></div>
 </article><div class="sidebar"><p>Widget</p></div></div><p>Outside</p>
 </body></html>"#;
+    assert_ordinals(
+        page,
+        |b| b.marker,
+        &[
+            ("Text", Some(2)),
+            ("Nice post", Some(6)),
+            ("Widget", Some(8)),
+            ("Outside", None),
+        ],
+    );
+}
+
+/// Asserts the blocks of `page`, each with the element ordinal `of` reads from it.
+fn assert_ordinals(page: &str, of: impl Fn(&Block) -> Option<u32>, want: &[(&str, Option<u32>)]) {
     let got: Vec<(String, Option<u32>)> = split(page)
-        .into_iter()
-        .map(|b| (b.text, b.marker))
+        .iter()
+        .map(|b| (b.text.clone(), of(b)))
         .collect();
-    let want = [
-        ("Text", Some(2)),
-        ("Nice post", Some(6)),
-        ("Widget", Some(8)),
-        ("Outside", None),
-    ];
     let want: Vec<(String, Option<u32>)> = want.iter().map(|(t, m)| (t.to_string(), *m)).collect();
     assert_eq!(got, want);
 }

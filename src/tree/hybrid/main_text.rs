@@ -144,13 +144,31 @@ pub fn main_subtree(
     Some(Main::Element(main))
 }
 
+/// The element credited with the most of `held`'s characters (each pair an element the markup
+/// marks as the main text and characters of text whose innermost such element it is), with its
+/// characters and those of all; `None` when `held` is empty. Ties go to the earlier element.
+pub fn most_marked(held: impl Iterator<Item = (u32, u64)>) -> Option<(u32, u64, u64)> {
+    let mut held: Vec<(u32, u64)> = held.collect();
+    held.sort_unstable_by_key(|h| h.0);
+    let mut best: Option<(u32, u64)> = None;
+    let mut total = 0;
+    for run in held.chunk_by(|a, b| a.0 == b.0) {
+        let sum: u64 = run.iter().map(|h| h.1).sum();
+        total += sum;
+        if best.is_none_or(|(_, c)| sum > c) {
+            best = Some((run[0].0, sum));
+        }
+    }
+    best.map(|(element, chars)| (element, chars, total))
+}
+
 /// The element the markup marks as the main text (`<article>`, `<main>`, `role=main`,
 /// `itemprop=articleBody`) that holds most of the page's marked main text, at least
 /// [`MIN_MARKED_MAIN`] characters of it, when it lies in the main subtree `main`: the innermost
 /// marked element around each still-unique block is credited with its text (links excluded but on
 /// an index page, `links_are_text`). Marks of the main text count even inside a region a class
 /// word marks as boilerplate (a layout wrapper named for the sidebar or the ads beside the
-/// text), where the markup rule did not trust those. An element holding only part of the marked
+/// text), which the markup rule reads as layout ([`super::markup::unwrap_layout`]). An element holding only part of the marked
 /// text (one post of a thread, each marked as an article) bounds nothing.
 pub fn marked_main(
     blocks: &[BlockFacts<'_>],
@@ -161,25 +179,15 @@ pub fn marked_main(
     let Main::Element(main) = main else {
         return None;
     };
-    let mut held: Vec<(u32, u64)> = blocks
+    let held = blocks
         .iter()
         .zip(reasons)
         .filter(|(_, r)| **r == Reason::Unique)
-        .filter_map(|(b, _)| Some((b.marked_main?, u64::from(text_chars(b, links_are_text)))))
-        .collect();
-    let total: u64 = held.iter().map(|h| h.1).sum();
+        .filter_map(|(b, _)| Some((b.marked_main?, u64::from(text_chars(b, links_are_text)))));
+    let (element, chars, total) = most_marked(held)?;
     if total < MIN_MARKED_MAIN {
         return None;
     }
-    held.sort_unstable_by_key(|h| h.0);
-    let mut best = (0u32, 0u64);
-    for run in held.chunk_by(|a, b| a.0 == b.0) {
-        let sum = run.iter().map(|h| h.1).sum();
-        if sum > best.1 {
-            best = (run[0].0, sum);
-        }
-    }
-    let (element, chars) = best;
     let inside = blocks
         .iter()
         .any(|b| b.marked_main == Some(element) && b.ancestors.binary_search(&main).is_ok());

@@ -27,20 +27,10 @@ pub fn unwrap_layout<'a>(blocks: &[BlockFacts<'a>]) -> Option<Vec<BlockFacts<'a>
     if !blocks.iter().any(wrapped) {
         return None;
     }
-    // The marked main elements with their text: the one holding the most, and all of them.
-    let mut mains: Vec<(u32, u64)> = blocks
+    let held = blocks
         .iter()
-        .filter_map(|b| b.marked_main.map(|m| (m, u64::from(b.chars))))
-        .collect();
-    mains.sort_unstable_by_key(|&(o, _)| o);
-    let (mut main, mut chars, mut all) = (0u32, 0u64, 0u64);
-    for run in mains.chunk_by(|x, y| x.0 == y.0) {
-        let c: u64 = run.iter().map(|&(_, c)| c).sum();
-        all += c;
-        if c > chars {
-            (main, chars) = (run[0].0, c);
-        }
-    }
+        .filter_map(|b| Some((b.marked_main?, u64::from(b.chars))));
+    let (main, chars, all) = super::main_text::most_marked(held)?;
     if chars < MIN_MARKED_MAIN || 2 * chars <= all {
         return None;
     }
