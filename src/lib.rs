@@ -3,7 +3,7 @@
 //!
 //! The pure algorithm, free of I/O:
 //! - [`urlkey`]: the normalized URL key, registrable domain and branch of a page;
-//! - [`blocks`]: the page's text blocks from one streaming pass of lol_html;
+//! - [`blocks`]: the page's text blocks from one pass of an HTML lexer;
 //! - [`tree`]: node ids, fingerprints, the paper's heuristics and retention;
 //! - [`eval`]: word-LCS and bag-of-words scoring and evaluation reports.
 //!

@@ -1,12 +1,7 @@
-//! Markup between text nodes: names the start and end tags in a run of input bytes that the HTML
-//! parser reported no text in.
-//!
-//! The tokenizer lets lol_html decide what is text (including the raw-text rules of `script`,
-//! `style`, `textarea`, ...) and reports each text node with its source range. Whatever lies
-//! between two text nodes is markup: tags, comments, doctypes, bogus comments. This module lexes
-//! such a run following the HTML tokenizer states for tags and comments, so tag names (and the
-//! `class`, `id`, `role` and `itemprop` values that give a start tag its [`Hint`]) are read
-//! straight from the input without allocating and without a per-element callback from the parser.
+//! Tags: lexes a start or end tag in place, following the HTML tokenizer's states for tag names
+//! and attributes, and reads what its `class`, `id`, `role`, `itemprop`, `hidden` and `style`
+//! attributes say of the element's content (a [`Hint`], and whether it is rendered), without
+//! allocating.
 
 use memchr::memchr;
 
@@ -292,112 +287,13 @@ fn find_byte(run: &[u8], from: usize, needle: u8) -> Option<usize> {
     memchr(needle, run.get(end..)?).map(|p| end + p)
 }
 
-/// Calls `on_tag` for every complete start and end tag in `run`, in order. Comments, doctypes,
-/// processing instructions and bogus comments are skipped; a tag cut off by the end of `run` is
-/// ignored (as HTML ignores a tag cut off by the end of the file).
-pub(crate) fn scan_markup<'a>(run: &'a [u8], mut on_tag: impl FnMut(TagToken<'a>)) {
-    let n = run.len();
-    let mut i = 0;
-    while i < n {
-        // Tags are mostly adjacent: look at the next byte before searching.
-        let lt = if run[i] == b'<' {
-            i
-        } else {
-            match memchr(b'<', &run[i..]) {
-                Some(p) => i + p,
-                None => return,
-            }
-        };
-        let next = run.get(lt + 1).copied();
-        i = match next {
-            Some(c) if c.is_ascii_alphabetic() => match lex_tag(run, lt + 1) {
-                Some((after, name, self_closing, (hint, id_hint, hidden))) => {
-                    let href = matches!(name, [b'a' | b'A'])
-                        && has_href(run.get(lt + 2..after).unwrap_or_default());
-                    on_tag(TagToken {
-                        end: false,
-                        name,
-                        self_closing,
-                        attrs: run.get(lt + 1 + name.len()..after).unwrap_or_default(),
-                        href,
-                        hint,
-                        id_hint,
-                        hidden,
-                    });
-                    after
-                }
-                None => return,
-            },
-            Some(b'/') => match run.get(lt + 2).copied() {
-                Some(c) if c.is_ascii_alphabetic() => match lex_tag(run, lt + 2) {
-                    Some((after, name, _, _)) => {
-                        on_tag(TagToken {
-                            end: true,
-                            name,
-                            self_closing: false,
-                            attrs: &[],
-                            href: false,
-                            hint: Hint::None,
-                            id_hint: Hint::None,
-                            hidden: false,
-                        });
-                        after
-                    }
-                    None => return,
-                },
-                Some(b'>') => lt + 3,
-                _ => skip_past_gt(run, lt + 2),
-            },
-            Some(b'!') => {
-                if run[lt + 2..].starts_with(b"--") {
-                    comment_end(run, lt + 4)
-                } else {
-                    skip_past_gt(run, lt + 2)
-                }
-            }
-            Some(b'?') => skip_past_gt(run, lt + 2),
-            _ => lt + 1,
-        };
-    }
-}
-
 /// True when the attributes of a tag contain `href` (any case). A value containing the word
 /// also counts; such values are rare enough not to matter for link density.
 #[inline]
-fn has_href(attributes: &[u8]) -> bool {
+pub(crate) fn has_href(attributes: &[u8]) -> bool {
     attributes
         .windows(4)
         .any(|w| w.eq_ignore_ascii_case(b"href"))
-}
-
-/// Index just past the next `>` at or after `from`, or the end of `run`.
-#[inline]
-fn skip_past_gt(run: &[u8], from: usize) -> usize {
-    match run.get(from..).and_then(|rest| memchr(b'>', rest)) {
-        Some(p) => from + p + 1,
-        None => run.len(),
-    }
-}
-
-/// Index just past the end of a comment whose content starts at `from` (after `<!--`).
-fn comment_end(run: &[u8], from: usize) -> usize {
-    let rest = run.get(from..).unwrap_or_default();
-    if rest.starts_with(b">") {
-        return from + 1; // `<!-->`
-    }
-    if rest.starts_with(b"->") {
-        return from + 2; // `<!--->`
-    }
-    let mut at = from;
-    while let Some(p) = run.get(at..).and_then(|r| memchr(b'>', r)) {
-        let gt = at + p;
-        let body = &run[from..gt];
-        if body.ends_with(b"--") || body.ends_with(b"--!") {
-            return gt + 1;
-        }
-        at = gt + 1;
-    }
-    run.len()
 }
 
 /// An attribute of a tag: name (as written) and raw value.
@@ -546,7 +442,7 @@ fn hides(style: &[u8]) -> bool {
 
 /// Lexes a tag whose name starts at `start`; returns (index past `>`, name, self-closing, hints
 /// of its attributes), or None when the tag is not closed within `run`.
-fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool, Hints)> {
+pub(crate) fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool, Hints)> {
     let mut j = skip_until(run, start, NAME_END);
     let name = &run[start..j];
     let mut hint: Hints = (Hint::None, Hint::None, false);
@@ -608,10 +504,11 @@ fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool, Hints)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::blocks::scan::for_each_tag;
 
     fn tags(run: &str) -> Vec<(bool, String, bool)> {
         let mut out = Vec::new();
-        scan_markup(run.as_bytes(), |t| {
+        for_each_tag(run.as_bytes(), |t| {
             out.push((
                 t.end,
                 String::from_utf8_lossy(t.name).into_owned(),
@@ -663,7 +560,7 @@ mod tests {
     fn hidden_elements_by_attribute_style_and_class() {
         let hidden = |run: &str| {
             let mut out = Vec::new();
-            scan_markup(run.as_bytes(), |t| out.push(t.hidden));
+            for_each_tag(run.as_bytes(), |t| out.push(t.hidden));
             out
         };
         assert_eq!(
@@ -719,7 +616,7 @@ mod tests {
     fn links_are_anchors_with_href() {
         let hrefs = |run: &str| {
             let mut out = Vec::new();
-            scan_markup(run.as_bytes(), |t| out.push(t.href));
+            for_each_tag(run.as_bytes(), |t| out.push(t.href));
             out
         };
         assert_eq!(
@@ -732,7 +629,7 @@ mod tests {
     fn hints_come_from_class_id_role_and_itemprop() {
         let hints = |run: &str| {
             let mut out = Vec::new();
-            scan_markup(run.as_bytes(), |t| out.push(t.hint.max(t.id_hint)));
+            for_each_tag(run.as_bytes(), |t| out.push(t.hint.max(t.id_hint)));
             out
         };
         use Hint::*;

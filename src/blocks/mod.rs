@@ -1,4 +1,4 @@
-//! Text blocks of an HTML page (DESIGN §2.4), found in one streaming pass of lol_html.
+//! Text blocks of an HTML page (DESIGN §2.4), found in one pass of an HTML lexer over the page.
 //!
 //! A block is the text between any two tags, except that inline tags (`a abbr acronym b bdi bdo
 //! big cite code data del dfn em font i img ins kbd label mark nobr q rp rt ruby s samp small span
@@ -11,14 +11,14 @@
 //! `object`, and everything else. Visibility set by CSS or attributes (`hidden`) is not seen.
 //!
 //! `<noscript>` is read as a client without scripting renders it, which a crawler is: in the
-//! body, its raw text is parsed as HTML in place (a nested lol_html pass over those bytes), so
-//! its elements and text give blocks exactly as inside a `<div>`, with `noscript` on their
+//! body, its raw text is parsed as HTML in place (a nested pass of the lexer over those bytes),
+//! so its elements and text give blocks exactly as inside a `<div>`, with `noscript` on their
 //! element path and no other mark. Some sites serve their whole text there (a forum's topic to
 //! clients without JavaScript), most an "enable JavaScript" notice or a tracking pixel. Its text
 //! ends at its first `</noscript>` (a `<noscript>` inside it is dropped, and what it leaves open
-//! is closed there), and it never adds to the page's limits: every byte is parsed at most twice
-//! and the parser's buffers hold at most twice `ParseLimits::max_memory_bytes`. A `<noscript>`
-//! in the head (styles, links, pixels) is dropped, and no page metadata is read from inside one.
+//! is closed there), and it never adds to the page's limits: every byte is lexed at most twice.
+//! A `<noscript>` in the head (styles, links, pixels) is dropped, and no page metadata is read
+//! from inside one.
 //!
 //! Entities are decoded with the full HTML5 table, white space runs (including NBSP and all other
 //! Unicode white space) collapse to one space (inside `<pre>` they are kept as written, while the
@@ -32,16 +32,18 @@
 //! canonical URL, site name) from its `<meta>` and `<link>` tags and its JSON-LD script, the
 //! only script text it captures (`head`).
 //!
-//! Parsing is one streaming pass of lol_html with a single document text handler; the markup
-//! between text nodes is lexed for tag names here (see `markup`), and a small model of HTML tree
-//! construction (implied end tags, scopes, a capped open-element stack) keeps paths close to the
-//! browser's DOM on broken markup.
+//! Parsing is one pass of our own lexer (`scan`), which follows the HTML tokenizer's states for
+//! what is text (the raw text of `script`, `style`, `textarea`…, comments, foreign content) and
+//! reads tags in place without allocating (`markup`); a test checks it against lol_html's
+//! tokenizer on every corpus page. A small model of HTML tree construction (implied end tags,
+//! scopes, a capped open-element stack) keeps paths close to the browser's DOM on broken markup.
 
 mod hash;
 mod head;
 mod limits;
 mod markup;
 mod open;
+mod scan;
 mod tags;
 mod text;
 mod tokenizer;
@@ -126,15 +128,8 @@ pub enum BlockError {
         /// The limit in bytes.
         limit: usize,
     },
-    /// lol_html needed more memory than `ParseLimits::max_memory_bytes`.
-    #[error("HTML parser exceeded its memory limit of {limit} bytes: {message}")]
-    MemoryLimit {
-        /// The limit in bytes.
-        limit: usize,
-        /// The parser's message.
-        message: String,
-    },
-    /// The HTML parser failed (it does not on any input in practice; kept for completeness).
+    /// The lexer failed (it does not on any input; a panic in it is caught and reported here
+    /// rather than taking the worker down).
     #[error("HTML parser failed: {0}")]
     Parse(String),
 }

@@ -1,32 +1,27 @@
-//! The tokenizer: drives lol_html over one page and assembles the page's text blocks.
+//! The tokenizer: lexes one page (`scan`) and assembles its text blocks.
 //!
-//! lol_html runs with a single document-level text handler, which is its cheapest mode that
-//! still reports text: no selectors, no per-element callbacks, no end-tag closures. Each text
-//! chunk comes with its source range; the markup between two chunks is lexed for tag names (and
-//! the attributes of markup hints) by `markup::scan_markup`, which drives the open-element stack
-//! and the block boundaries. Text
-//! types from lol_html drop script, style and other raw text without tracking those elements.
+//! The lexer reports text runs as byte ranges of the page and tags as they are lexed in place
+//! (with the attributes of markup hints); this module drives the open-element stack and the
+//! block boundaries from them. The text of `script`, `style` and other raw-text elements is
+//! skipped, but for the JSON-LD script the head reader captures.
 //!
 //! The raw text of a `<noscript>` in the body is what a client without scripting (a crawler)
-//! renders: once its text node is complete, a nested lol_html pass over those bytes of the page
-//! feeds the same state, so its elements and text become blocks in place, as if the `<noscript>`
-//! were a `<div>`. The nested pass never nests further (a `<noscript>` in its text is dropped),
-//! so every byte of a page is parsed at most twice and the parser's buffers are at most twice
-//! `ParseLimits::max_memory_bytes`; blocks, open elements and block text share the page's limits.
+//! renders: a nested pass of the lexer over those bytes of the page feeds the same state, so its
+//! elements and text become blocks in place, as if the `<noscript>` were a `<div>`. The nested
+//! pass never nests further (a `<noscript>` in its text is dropped), so every byte of a page is
+//! lexed at most twice; blocks, open elements and block text share the page's limits.
 
 use std::borrow::Cow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use lol_html::errors::RewritingError;
-use lol_html::html_content::{TextChunk, TextType};
-use lol_html::{doc_text, HandlerResult, HtmlRewriter, Settings};
-use memchr::memrchr;
+use memchr::memchr;
 
 use super::hash::BlockHasher;
 use super::head::{HeadReader, PageMeta};
 use super::limits::ParseLimits;
-use super::markup::{code_language, scan_markup, Hint, TagToken};
+use super::markup::{code_language, Hint, TagToken};
 use super::open::OpenElements;
+use super::scan::{scan, Sink, TextKind};
 use super::tags::{
     classify, is_code, is_preformatted, tag_key, Tag, TagKey, BREAKOUT, CLOSES_SELECT,
 };
@@ -83,18 +78,6 @@ struct Dropping {
     nest: u32,
 }
 
-/// Where the raw text of an open `<noscript>` in the body stands.
-#[derive(Clone, Copy, Default, PartialEq, Eq)]
-enum Noscript {
-    /// No noscript text expected.
-    #[default]
-    None,
-    /// A `<noscript>` start tag was just read: its raw text comes next.
-    Expected,
-    /// Its raw text so far: the page's bytes `start..end`.
-    Reading { start: usize, end: usize },
-}
-
 #[derive(Default)]
 struct State {
     open: OpenElements,
@@ -117,20 +100,14 @@ struct State {
     code_spans: Vec<(u32, u32)>,
     code_start: Option<u32>,
     blocks: Vec<Block>,
-    /// Raw text of a text node that arrived in several chunks.
-    pending: String,
-    pending_decode: bool,
-    /// End of the input consumed so far (text chunks and the markup before them).
-    cursor: usize,
     elements: u32,
     dropping: Option<Dropping>,
     stopped: bool,
     head: HeadReader,
-    noscript: Noscript,
+    /// True just after a `<noscript>` start tag in the body: its raw text comes next.
+    noscript: bool,
     /// True during the nested pass over a noscript's text.
     nested: bool,
-    /// Why the nested pass failed, reported as the page's error.
-    failure: Option<BlockError>,
 }
 
 impl Tokenizer {
@@ -163,7 +140,7 @@ impl Tokenizer {
 
     /// Splits `html` (UTF-8 bytes; invalid UTF-8 is replaced by U+FFFD, never an error) into its
     /// text blocks, in document order. Every block satisfies the invariants documented on
-    /// [`Block`]. Fails only when the page exceeds a limit of [`ParseLimits`] or the parser fails.
+    /// [`Block`]. Fails only when the page exceeds `ParseLimits::max_html_bytes`.
     pub fn blocks(&mut self, html: &[u8]) -> Result<Vec<Block>, BlockError> {
         if html.len() > self.limits.max_html_bytes {
             return Err(BlockError::TooLarge {
@@ -175,61 +152,19 @@ impl Tokenizer {
         let state = &mut self.state;
         state.reset();
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            // Not strict: strict mode gives up on markup whose parse would need the DOM (e.g.
-            // `<select><xmp>`); a best-effort reading of every page is wanted here.
-            let settings = Settings::new()
-                .with_strict(false)
-                .with_memory_settings(limits.memory_settings())
-                .append_document_content_handler(doc_text!(
-                    |chunk| state.on_text(html, 0, limits, chunk)
-                ));
-            let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
-            match rewriter.write(html) {
-                Ok(()) => rewriter.end(),
-                Err(e) => Err(e),
-            }
+            let mut pass = Pass {
+                state: &mut *state,
+                limits,
+                html,
+                utf8: std::str::from_utf8(html).ok(),
+            };
+            scan(html, 0, &mut pass);
         }));
-        let result = match outcome {
-            Ok(r) => r,
-            Err(_) => {
-                state.reset();
-                return Err(BlockError::Parse("the HTML parser panicked".into()));
-            }
-        };
-        if let Some(failure) = state.failure.take() {
+        if outcome.is_err() {
             state.reset();
-            return Err(failure);
-        }
-        match result {
-            Ok(()) => {}
-            Err(_) if state.stopped => {}
-            Err(RewritingError::MemoryLimitExceeded(e)) => {
-                state.reset();
-                return Err(BlockError::MemoryLimit {
-                    limit: limits.max_memory_bytes,
-                    message: e.to_string(),
-                });
-            }
-            Err(e) => {
-                state.reset();
-                return Err(BlockError::Parse(e.to_string()));
-            }
-        }
-        if let Noscript::Reading { start, end } = state.noscript {
-            // The page ended inside a noscript whose last text chunk was not marked as such.
-            state.noscript = Noscript::None;
-            if !state.stopped {
-                let _ = state.noscript_pass(html, limits, start, end);
-                if let Some(failure) = state.failure.take() {
-                    state.reset();
-                    return Err(failure);
-                }
-            }
+            return Err(BlockError::Parse("the HTML lexer panicked".into()));
         }
         if !state.stopped {
-            let end = html.len();
-            state.markup(html, end, limits);
-            state.flush_pending(limits);
             state.finish_block(limits);
         }
         state.head.end_script();
@@ -239,6 +174,85 @@ impl Tokenizer {
             &mut state.blocks,
             Vec::with_capacity(room),
         ))
+    }
+}
+
+/// One pass of the lexer over a page, feeding the tokenizer's state.
+struct Pass<'a, 's> {
+    state: &'s mut State,
+    limits: &'s ParseLimits,
+    html: &'a [u8],
+    /// The page as text, when it is valid UTF-8 (as every page the engine decodes is).
+    utf8: Option<&'a str>,
+}
+
+impl<'a> Pass<'a, '_> {
+    /// The page's bytes `start..end` as text (invalid UTF-8 replaced by U+FFFD).
+    fn text_of(&self, start: usize, end: usize) -> Cow<'a, str> {
+        match self.utf8.and_then(|s| s.get(start..end)) {
+            Some(text) => Cow::Borrowed(text),
+            None => String::from_utf8_lossy(self.html.get(start..end).unwrap_or_default()),
+        }
+    }
+
+    /// The nested pass: lexes `html[start..end]`, a noscript's raw text, as HTML into the page's
+    /// blocks, then closes what it left open inside the noscript.
+    fn noscript_pass(&mut self, start: usize, end: usize) {
+        let Some(content) = self.html.get(..end) else {
+            return;
+        };
+        self.state.nested = true;
+        scan(content, start, self);
+        let state = &mut *self.state;
+        if !state.stopped {
+            state.finish_block(self.limits);
+        }
+        state.nested = false;
+        // What the noscript's text left open ends with it: dropped content, and the elements
+        // opened inside it.
+        if state.dropping.take().is_some() {
+            state.head.end_script();
+        }
+        if let Some(i) = state.open.find(KEY_NOSCRIPT, |_| false) {
+            state.open.pop_to(i + 1);
+        }
+    }
+}
+
+impl<'a> Sink<'a> for Pass<'a, '_> {
+    fn tag(&mut self, tag: TagToken<'a>) -> bool {
+        if tag.end {
+            self.state.end_tag(tag.name, self.limits);
+        } else {
+            self.state.start_tag(tag, self.limits);
+        }
+        !self.state.stopped
+    }
+
+    fn text(&mut self, start: usize, end: usize, kind: TextKind) -> bool {
+        let state = &*self.state;
+        match kind {
+            TextKind::Data | TextKind::PlainText if state.dropping.is_none() => {
+                let text = self.text_of(start, end);
+                // Without any '&' there is nothing to decode.
+                let decode = kind == TextKind::Data && memchr(b'&', text.as_bytes()).is_some();
+                self.state.push_node(&text, decode, self.limits);
+            }
+            TextKind::Script if state.head.capturing() => {
+                let text = self.text_of(start, end);
+                self.state.head.script_text(&text);
+            }
+            TextKind::Raw if state.noscript && state.dropping.is_none() => {
+                self.state.noscript = false;
+                self.noscript_pass(start, end);
+            }
+            _ => {}
+        }
+        !self.state.stopped
+    }
+
+    fn foreign(&self) -> bool {
+        self.state.dropping.is_some_and(|d| d.tag == Tag::Foreign)
     }
 }
 
@@ -274,192 +288,12 @@ impl State {
         self.code_spans.clear();
         self.code_start = None;
         self.blocks.clear();
-        self.pending.clear();
-        self.pending_decode = false;
-        self.cursor = 0;
         self.elements = 0;
         self.dropping = None;
         self.stopped = false;
         self.head.reset();
-        self.noscript = Noscript::None;
+        self.noscript = false;
         self.nested = false;
-        self.failure = None;
-    }
-
-    /// The text handler: markup before the chunk first, then the chunk's text. `base` is where
-    /// the parsed input begins in `html` (the start of a noscript's text in the nested pass).
-    #[inline]
-    fn on_text(
-        &mut self,
-        html: &[u8],
-        base: usize,
-        limits: &ParseLimits,
-        chunk: &TextChunk,
-    ) -> HandlerResult {
-        let range = chunk.source_location().bytes();
-        let (start, end) = (base + range.start, base + range.end);
-        if start > self.cursor {
-            self.markup(html, start, limits);
-        }
-        self.cursor = self.cursor.max(end);
-        let decode = match chunk.text_type() {
-            TextType::Data => true,
-            TextType::PlainText => false,
-            TextType::ScriptData if self.head.capturing() => {
-                self.head.script_text(chunk.as_str());
-                return self.result();
-            }
-            TextType::RawText if self.noscript != Noscript::None && self.dropping.is_none() => {
-                return self.noscript_text(html, limits, start, end, chunk.last_in_text_node());
-            }
-            _ => return self.result(),
-        };
-        if self.dropping.is_some() {
-            return self.result();
-        }
-        let s = chunk.as_str();
-        let last = chunk.last_in_text_node();
-        if s.is_empty() && !last {
-            return self.result();
-        }
-        if !self.pending.is_empty() {
-            self.pending.push_str(s);
-            if last {
-                self.flush_pending(limits);
-            }
-            return self.result();
-        }
-        // A text node may arrive in several chunks; only a character reference can straddle
-        // two of them, so text before the chunk's last '&' is handled at once.
-        let last_amp = if decode {
-            memrchr(b'&', s.as_bytes())
-        } else {
-            None
-        };
-        let split = match last_amp {
-            Some(amp) if !last => amp,
-            _ => s.len(),
-        };
-        let (now, later) = s.split_at(split);
-        if !now.is_empty() {
-            // Without any '&' there is nothing to decode.
-            self.push_node(now, last_amp.is_some(), limits);
-        }
-        if !later.is_empty() {
-            self.pending.push_str(later);
-            self.pending_decode = decode;
-        }
-        self.result()
-    }
-
-    /// One chunk of a noscript's raw text: notes its range, and parses the whole text once its
-    /// last chunk is in.
-    fn noscript_text(
-        &mut self,
-        html: &[u8],
-        limits: &ParseLimits,
-        start: usize,
-        end: usize,
-        last: bool,
-    ) -> HandlerResult {
-        let (from, to) = match self.noscript {
-            Noscript::Reading {
-                start: from,
-                end: to,
-            } => (from, to.max(end)),
-            _ => (start, end),
-        };
-        if !last {
-            self.noscript = Noscript::Reading {
-                start: from,
-                end: to,
-            };
-            return self.result();
-        }
-        self.noscript = Noscript::None;
-        self.noscript_pass(html, limits, from, to)
-    }
-
-    /// The nested pass: parses `html[start..end]`, a noscript's raw text, as HTML into the
-    /// page's blocks, then closes what it left open inside the noscript.
-    fn noscript_pass(
-        &mut self,
-        html: &[u8],
-        limits: &ParseLimits,
-        start: usize,
-        end: usize,
-    ) -> HandlerResult {
-        let Some(content) = html.get(start..end) else {
-            return self.result();
-        };
-        if content.is_empty() || self.stopped {
-            return self.result();
-        }
-        self.flush_pending(limits);
-        let resume = self.cursor.max(end);
-        self.cursor = start;
-        self.nested = true;
-        let result = {
-            let settings = Settings::new()
-                .with_strict(false)
-                .with_memory_settings(limits.memory_settings())
-                .append_document_content_handler(doc_text!(
-                    |chunk| self.on_text(html, start, limits, chunk)
-                ));
-            let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
-            match rewriter.write(content) {
-                Ok(()) => rewriter.end(),
-                Err(e) => Err(e),
-            }
-        };
-        if !self.stopped {
-            self.markup(html, end, limits);
-            self.flush_pending(limits);
-            self.finish_block(limits);
-        }
-        self.nested = false;
-        // What the noscript's text left open ends with it: dropped content, and the elements
-        // opened inside it.
-        if self.dropping.take().is_some() {
-            self.head.end_script();
-        }
-        if let Some(i) = self.open.find(KEY_NOSCRIPT, |_| false) {
-            self.open.pop_to(i + 1);
-        }
-        self.cursor = resume;
-        match result {
-            Ok(()) => {}
-            Err(_) if self.stopped => {}
-            Err(RewritingError::MemoryLimitExceeded(e)) => {
-                self.failure = Some(BlockError::MemoryLimit {
-                    limit: limits.max_memory_bytes,
-                    message: e.to_string(),
-                });
-            }
-            Err(e) => self.failure = Some(BlockError::Parse(e.to_string())),
-        }
-        if self.failure.is_some() {
-            return Err("the noscript text could not be parsed".into());
-        }
-        self.result()
-    }
-
-    #[inline]
-    fn result(&self) -> HandlerResult {
-        if self.stopped {
-            Err("block limit reached".into())
-        } else {
-            Ok(())
-        }
-    }
-
-    fn flush_pending(&mut self, limits: &ParseLimits) {
-        if !self.pending.is_empty() {
-            let pending = std::mem::take(&mut self.pending);
-            self.push_node(&pending, self.pending_decode, limits);
-            self.pending = pending;
-            self.pending.clear();
-        }
     }
 
     /// Appends the raw text of one text node to the current block.
@@ -528,22 +362,6 @@ impl State {
         }
     }
 
-    /// Handles the markup in `html[self.cursor..to]`.
-    fn markup(&mut self, html: &[u8], to: usize, limits: &ParseLimits) {
-        self.flush_pending(limits);
-        let Some(run) = html.get(self.cursor..to) else {
-            return;
-        };
-        scan_markup(run, |tag| {
-            if tag.end {
-                self.end_tag(tag.name, limits);
-            } else {
-                self.start_tag(tag, limits);
-            }
-        });
-        self.cursor = to;
-    }
-
     /// Emits the current block, if it has text.
     fn finish_block(&mut self, limits: &ParseLimits) {
         if self.code_start.is_some() {
@@ -592,7 +410,7 @@ impl State {
         } = token;
         let key = tag_key(name);
         let (mut tag, flags) = classify(key);
-        self.noscript = Noscript::None;
+        self.noscript = false;
         if let Some(d) = self.dropping.as_mut() {
             let ends = match d.tag {
                 Tag::Foreign => flags & BREAKOUT != 0,
@@ -645,7 +463,7 @@ impl State {
             }
             _ => {
                 if tag == Tag::Noscript {
-                    self.noscript = Noscript::Expected;
+                    self.noscript = true;
                 }
                 if self.open.len() < limits.max_open_elements {
                     let hint = self.element_hint(key, tag, &token);
@@ -726,7 +544,7 @@ impl State {
 
     fn end_tag(&mut self, name: &[u8], limits: &ParseLimits) {
         let key = tag_key(name);
-        self.noscript = Noscript::None;
+        self.noscript = false;
         if let Some(d) = self.dropping.as_mut() {
             if key == d.key {
                 d.nest -= 1;
