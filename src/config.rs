@@ -191,6 +191,7 @@ impl Config {
             }
             set_path(&mut table, &parts, parse_env_value(&value));
         }
+        drop_obsolete(&mut table);
         let config: Config =
             toml::Value::Table(table)
                 .try_into()
@@ -254,6 +255,27 @@ impl Config {
     }
 }
 
+/// Settings of earlier versions that no longer have an effect, with why: a config that sets one
+/// still loads, with a warning naming it.
+const OBSOLETE: [(&str, &str, &str); 1] = [(
+    "parse",
+    "max_memory_bytes",
+    "the HTML lexer reads the page in place and keeps no parse buffers (max_html_bytes bounds a page)",
+)];
+
+/// Removes the [`OBSOLETE`] settings from `table`, warning of each one found.
+fn drop_obsolete(table: &mut toml::Table) {
+    for (section, field, why) in OBSOLETE {
+        let removed = table
+            .get_mut(section)
+            .and_then(toml::Value::as_table_mut)
+            .and_then(|t| t.remove(field));
+        if removed.is_some() {
+            tracing::warn!(setting = %format!("{section}.{field}"), "obsolete setting ignored: {why}");
+        }
+    }
+}
+
 fn parse_env_value(value: &str) -> toml::Value {
     let verbatim = || toml::Value::String(value.to_owned());
     let probe = format!("v = {value}");
@@ -307,6 +329,24 @@ mod tests {
         assert_eq!(c.retention.max_docs, 10_000);
         assert_eq!(c.retention.min_keep, 100);
         assert_eq!(c.retention.max_age_secs, 14 * 24 * 3600);
+    }
+
+    #[test]
+    fn obsolete_settings_load_and_are_ignored() {
+        let c = Config::from_toml(
+            "[parse]\nmax_memory_bytes = 4096\nmax_depth = 9\n",
+            None,
+            env(&[]),
+        )
+        .unwrap();
+        assert_eq!(c.parse.max_depth, 9);
+        assert_eq!(
+            c,
+            Config::from_toml("[parse]\nmax_depth = 9\n", None, env(&[])).unwrap()
+        );
+        // Other unknown settings are still errors.
+        let err = Config::from_toml("[parse]\nmax_memory = 1\n", None, env(&[])).unwrap_err();
+        assert!(err.to_string().contains("max_memory"), "{err}");
     }
 
     #[test]
