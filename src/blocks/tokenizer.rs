@@ -19,7 +19,7 @@ use memchr::memchr;
 use super::hash::BlockHasher;
 use super::head::{HeadReader, PageMeta};
 use super::limits::ParseLimits;
-use super::markup::{code_language, Hint, TagToken};
+use super::markup::{attributes, code_language, Hint, TagToken};
 use super::open::OpenElements;
 use super::scan::{scan, Sink, TextKind};
 use super::tags::{
@@ -41,6 +41,7 @@ const KEY_META: TagKey = tag_key(b"meta");
 const KEY_LINK: TagKey = tag_key(b"link");
 const KEY_SCRIPT: TagKey = tag_key(b"script");
 const KEY_NOSCRIPT: TagKey = tag_key(b"noscript");
+const KEY_TEMPLATE: TagKey = tag_key(b"template");
 
 /// What an element's name says of its content (HTML's sectioning semantics; a `<figcaption>`
 /// is a picture's legend, not the running text).
@@ -256,6 +257,15 @@ impl<'a> Sink<'a> for Pass<'a, '_> {
     }
 }
 
+/// True when a `<template>` start tag's attributes declare a shadow root
+/// (`shadowrootmode="open|closed"`, or the earlier `shadowroot`).
+fn declares_shadow_root(attrs: &[u8]) -> bool {
+    attributes(attrs).any(|(name, value)| {
+        (name.eq_ignore_ascii_case(b"shadowrootmode") || name.eq_ignore_ascii_case(b"shadowroot"))
+            && (value.eq_ignore_ascii_case(b"open") || value.eq_ignore_ascii_case(b"closed"))
+    })
+}
+
 /// The block's code spans within its finished `text`: empty ones (and what truncation or trimming
 /// cut) dropped; clears `spans`.
 fn code_spans(spans: &mut Vec<(u32, u32)>, text: &str) -> Vec<(u32, u32)> {
@@ -435,6 +445,11 @@ impl State {
             // A noscript in the head holds styles, links and pixels, never text; one inside
             // another's text is not parsed again (the nested pass does not nest).
             tag = Tag::Drop;
+        }
+        if key == KEY_TEMPLATE && declares_shadow_root(token.attrs) {
+            // A declarative shadow root: the browser renders its content in its host, as the
+            // host's first child; a `<template>` is otherwise inert.
+            tag = Tag::Other;
         }
         let ordinal = self.elements;
         self.elements = self.elements.saturating_add(1);

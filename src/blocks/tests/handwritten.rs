@@ -136,6 +136,30 @@ fn dropped_content() {
 }
 
 #[test]
+fn declarative_shadow_roots_are_rendered_and_other_templates_are_not() {
+    // As a server renders a web component: its shadow tree in a `<template shadowrootmode>`,
+    // its light children after it.
+    let html = "<article><my-card><template shadowrootmode=\"open\"><h2>Shadow title</h2>\
+        <template><p>inert inside</p></template><p>Shadow text</p><slot></slot></template>\
+        <p>Light text</p></my-card><template><p>inert</p></template>\
+        <template shadowroot=closed><p>Earlier syntax</p></template>\
+        <template shadowrootmode=other><p>not a mode</p></template><p>end</p></article>";
+    assert_eq!(
+        texts(html),
+        [
+            "Shadow title",
+            "Shadow text",
+            "Light text",
+            "Earlier syntax",
+            "end"
+        ]
+    );
+    let blocks = split(html);
+    assert_eq!(blocks[1].path, "article/my-card/template/p");
+    assert_eq!(blocks[2].path, "article/my-card/p");
+}
+
+#[test]
 fn noscript_text_is_parsed_as_html_in_place() {
     let blocks = split(
         "<html><head><noscript><style>.x{}</style><img src=pixel>head text</noscript></head>\
