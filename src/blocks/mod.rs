@@ -9,7 +9,8 @@
 //! textarea select datalist noembed noframes xmp canvas video audio` (not rendered, or rendered
 //! only as fallback or form state), but a `<template>` that declares a shadow root
 //! (`shadowrootmode`), whose content a browser renders in its host. Kept: `head` (its text is
-//! normally only a title), `button`, `object`, and everything else. Visibility set by CSS or attributes (`hidden`) is not seen.
+//! normally only a title), `button`, `object`, and everything else. Visibility set by CSS or
+//! attributes (`hidden`) is not seen.
 //!
 //! `<noscript>` is read as a client without scripting renders it, which a crawler is: in the
 //! body, its raw text is parsed as HTML in place (a nested pass of the lexer over those bytes),
