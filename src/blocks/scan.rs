@@ -43,7 +43,7 @@ pub(crate) trait Sink<'a> {
 }
 
 /// The raw-text kind a start tag of HTML opens, if any.
-fn raw_text_kind(name: &[u8]) -> Option<TextKind> {
+pub(crate) fn raw_text_kind(name: &[u8]) -> Option<TextKind> {
     const RAW: [&[u8]; 8] = [
         b"style",
         b"xmp",
@@ -456,6 +456,11 @@ mod tests {
         assert_eq!(
             events("<plaintext>a</plaintext><p>"),
             ["<plaintext>", "PlainText:a</plaintext><p>"]
+        );
+        // An empty attribute value ends the start tag like any other.
+        assert_eq!(
+            events("<style a=>x<p>y</style>z"),
+            ["<style>", "Raw:x<p>y", "</style>", "Data:z"]
         );
         // Raw text cut off by the end of the input runs to the end.
         assert_eq!(events("<xmp>a<b"), ["<xmp>", "Raw:a<b"]);

@@ -29,6 +29,7 @@ use super::text::{decode_entities, BlockText};
 use super::{Block, BlockError};
 
 const KEY_P: TagKey = tag_key(b"p");
+const KEY_BR: TagKey = tag_key(b"br");
 const KEY_LI: TagKey = tag_key(b"li");
 const KEY_A: TagKey = tag_key(b"a");
 const KEY_ARTICLE: TagKey = tag_key(b"article");
@@ -561,14 +562,20 @@ impl State {
         let key = tag_key(name);
         self.noscript = false;
         if let Some(d) = self.dropping.as_mut() {
-            if key == d.key {
-                d.nest -= 1;
-                if d.nest == 0 {
-                    self.dropping = None;
-                    self.head.end_script();
+            // In SVG and MathML, `</br>` and `</p>` end the foreign content, as their start tags
+            // do, and then act as in HTML.
+            let breakout = d.tag == Tag::Foreign && matches!(key, KEY_BR | KEY_P);
+            if !breakout {
+                if key == d.key {
+                    d.nest -= 1;
+                    if d.nest == 0 {
+                        self.dropping = None;
+                        self.head.end_script();
+                    }
                 }
+                return;
             }
-            return;
+            self.dropping = None;
         }
         let (tag, _) = classify(key);
         if tag.is_inline() {

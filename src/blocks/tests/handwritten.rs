@@ -136,6 +136,20 @@ fn dropped_content() {
 }
 
 #[test]
+fn br_and_p_end_tags_leave_svg_and_mathml() {
+    // HTML: in foreign content `</br>` and `</p>` pop every SVG and MathML element, then act
+    // as in HTML.
+    assert_eq!(
+        texts("<p>x<svg><text>drawn</text></br>after</svg><p>y"),
+        ["x", "after", "y"]
+    );
+    assert_eq!(
+        texts("<div><math><mi>m</mi><svg></p>out<style>s</style></div>"),
+        ["out"]
+    );
+}
+
+#[test]
 fn declarative_shadow_roots_are_rendered_and_other_templates_are_not() {
     // As a server renders a web component: its shadow tree in a `<template shadowrootmode>`,
     // its light children after it.

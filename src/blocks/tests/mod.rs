@@ -3,6 +3,7 @@
 mod corpus;
 mod handwritten;
 mod hostile;
+mod lexer;
 mod props;
 
 use super::{block_hash, Block, ParseLimits, Tokenizer};

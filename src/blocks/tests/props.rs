@@ -40,7 +40,8 @@ fn run(html: &[u8], limits: &ParseLimits) {
     }
 }
 
-const TAGS: &[&str] = &[
+/// Tag names of the random tag soup: HTML's special cases, foreign content, custom elements.
+pub(super) const TAGS: &[&str] = &[
     "div",
     "p",
     "span",
@@ -77,8 +78,8 @@ const TAGS: &[&str] = &[
     "ScRiPt",
 ];
 
-fn fragment() -> impl Strategy<Value = String> {
-    let tag = proptest::sample::select(TAGS).prop_map(str::to_owned);
+fn fragment(tags: &'static [&'static str]) -> impl Strategy<Value = String> {
+    let tag = proptest::sample::select(tags).prop_map(str::to_owned);
     let text = proptest::string::string_regex("[a-zA-Z0-9 \\t\\n.,|&;#<>\"'=/\u{a0}éß日-]{0,12}")
         .expect("regex");
     prop_oneof![
@@ -96,7 +97,13 @@ fn fragment() -> impl Strategy<Value = String> {
 }
 
 fn tag_soup() -> impl Strategy<Value = String> {
-    proptest::collection::vec(fragment(), 0..60).prop_map(|parts| parts.concat())
+    tag_soup_of(TAGS)
+}
+
+/// Random tag soup of the tags `tags`: text, start and end tags with odd attributes,
+/// character references, comments, CDATA, stray `<` and `</`.
+pub(super) fn tag_soup_of(tags: &'static [&'static str]) -> impl Strategy<Value = String> {
+    proptest::collection::vec(fragment(tags), 0..60).prop_map(|parts| parts.concat())
 }
 
 proptest! {
