@@ -5,7 +5,7 @@ use proptest::prelude::*;
 
 use super::super::markup::TagToken;
 use super::super::scan::{for_each_tag, raw_text_kind, scan, Sink, TextKind};
-use super::super::tags::{classify, tag_key, Tag, BREAKOUT};
+use super::super::tags::{classify, tag_key, Tag, TagKey, BREAKOUT};
 use super::corpus_pages;
 use super::props::{tag_soup_of, TAGS};
 use crate::corpus::SETS;
@@ -57,8 +57,8 @@ fn lol_html_runs(html: &[u8]) -> Vec<(usize, usize, &'static str)> {
     merged(runs.into_iter().filter(|r| r.2 != "cdata"))
 }
 
-const KEY_BR: u64 = tag_key(b"br");
-const KEY_P: u64 = tag_key(b"p");
+const KEY_BR: TagKey = tag_key(b"br");
+const KEY_P: TagKey = tag_key(b"p");
 
 /// The text runs our lexer finds in `html`, with SVG and MathML tracked as the tokenizer does:
 /// entered by a start tag that does not close itself, left by its end tag, by an HTML start tag
@@ -67,7 +67,7 @@ fn lexer_runs(html: &[u8]) -> Vec<(usize, usize, &'static str)> {
     #[derive(Default)]
     struct Runs {
         runs: Vec<(usize, usize, &'static str)>,
-        foreign: Option<(u64, u32)>,
+        foreign: Option<(TagKey, u32)>,
     }
     impl<'a> Sink<'a> for Runs {
         fn tag(&mut self, tag: TagToken<'a>) -> bool {
@@ -109,8 +109,7 @@ fn lexer_runs(html: &[u8]) -> Vec<(usize, usize, &'static str)> {
     merged(sink.runs)
 }
 
-/// The lexer agrees with lol_html on what is text, and of which kind, on every page of every set
-/// but those named here with the reason they differ.
+/// The lexer agrees with lol_html on what is text, and of which kind, on every page of every set.
 #[test]
 fn lexer_finds_the_text_lol_html_finds() {
     let mut pages = 0;
