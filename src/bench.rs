@@ -139,7 +139,7 @@ fn parse_pass(pages: &[corpus::CorpusPage], config: &Config) -> (f64, u64) {
         html_bytes += raw.html.len() as u64;
         let start = thread_cpu_seconds();
         blocks += tokenizer
-            .blocks(raw.html.as_bytes())
+            .blocks_str(&raw.html)
             .map(|b| b.len())
             .unwrap_or(0);
         seconds += thread_cpu_seconds() - start;

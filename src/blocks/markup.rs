@@ -30,6 +30,22 @@ pub(crate) struct TagToken<'a> {
     pub hidden: bool,
 }
 
+impl<'a> TagToken<'a> {
+    /// The end tag `</name>`.
+    pub(crate) fn end(name: &'a [u8]) -> Self {
+        TagToken {
+            end: true,
+            name,
+            self_closing: false,
+            attrs: &[],
+            href: false,
+            hint: Hint::None,
+            id_hint: Hint::None,
+            hidden: false,
+        }
+    }
+}
+
 /// What an element's markup says of its content, the cues single-page extractors read
 /// (readability's candidate patterns, the ARIA landmark roles, schema.org's `articleBody`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -15,7 +15,7 @@
 
 use memchr::{memchr, memchr2, memmem};
 
-use super::markup::{has_href, lex_tag, Hint, TagToken};
+use super::markup::{has_href, lex_tag, TagToken};
 
 /// The tokenizer state a text run was read in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -227,18 +227,54 @@ pub(crate) fn scan<'a>(html: &'a [u8], from: usize, sink: &mut impl Sink<'a>) {
                 None => break,
             }
         };
-        let after = match html.get(lt + 1).copied() {
-            Some(c) if c.is_ascii_alphabetic() => {
+        let next = html.get(lt + 1).copied();
+        let opens_markup = match next {
+            Some(c) if c.is_ascii_alphabetic() => true,
+            // `</` at the very end is text.
+            Some(b'/') => lt + 2 < n,
+            Some(b'!' | b'?') => true,
+            _ => false,
+        };
+        if !opens_markup {
+            // A `<` that opens nothing is text.
+            i = lt + 1;
+            continue;
+        }
+        // Markup ends the text run before it (a comment too, though it ends no element).
+        if !text(sink, start, lt, TextKind::Data) {
+            return;
+        }
+        let after = match next {
+            Some(b'!') => {
+                if html[lt + 2..].starts_with(b"--") {
+                    comment_end(html, lt + 4)
+                } else if html[lt + 2..].starts_with(b"[CDATA[") && sink.foreign() {
+                    cdata_end(html, lt + 9)
+                } else {
+                    skip_past_gt(html, lt + 2)
+                }
+            }
+            Some(b'?') => skip_past_gt(html, lt + 2),
+            Some(b'/') => match html[lt + 2] {
+                c if c.is_ascii_alphabetic() => {
+                    // A tag cut off by the end of the input is dropped with what follows.
+                    let Some((after, name, _, _)) = lex_tag(html, lt + 2) else {
+                        return;
+                    };
+                    if !sink.tag(TagToken::end(name)) {
+                        return;
+                    }
+                    after
+                }
+                b'>' => lt + 3,
+                _ => skip_past_gt(html, lt + 2),
+            },
+            _ => {
                 let Some((after, name, self_closing, (hint, id_hint, hidden))) =
                     lex_tag(html, lt + 1)
                 else {
-                    text(sink, start, lt, TextKind::Data);
                     return;
                 };
-                if !text(sink, start, lt, TextKind::Data) {
-                    return;
-                }
-                start = lt;
                 let href = matches!(name, [b'a' | b'A'])
                     && has_href(html.get(lt + 2..after).unwrap_or_default());
                 let token = TagToken {
@@ -264,63 +300,12 @@ pub(crate) fn scan<'a>(html: &'a [u8], from: usize, sink: &mut impl Sink<'a>) {
                         if !text(sink, after, end, kind) {
                             return;
                         }
-                        start = end;
-                        i = end;
-                        continue;
+                        end
                     }
                     _ => after,
                 }
             }
-            Some(b'/') => match html.get(lt + 2).copied() {
-                Some(c) if c.is_ascii_alphabetic() => {
-                    let Some((after, name, _, _)) = lex_tag(html, lt + 2) else {
-                        text(sink, start, lt, TextKind::Data);
-                        return;
-                    };
-                    if !text(sink, start, lt, TextKind::Data) {
-                        return;
-                    }
-                    start = lt;
-                    let token = TagToken {
-                        end: true,
-                        name,
-                        self_closing: false,
-                        attrs: &[],
-                        href: false,
-                        hint: Hint::None,
-                        id_hint: Hint::None,
-                        hidden: false,
-                    };
-                    if !sink.tag(token) {
-                        return;
-                    }
-                    after
-                }
-                // `</` at the very end is text.
-                None => break,
-                Some(b'>') => lt + 3,
-                Some(_) => skip_past_gt(html, lt + 2),
-            },
-            Some(b'!') => {
-                if html[lt + 2..].starts_with(b"--") {
-                    comment_end(html, lt + 4)
-                } else if html[lt + 2..].starts_with(b"[CDATA[") && sink.foreign() {
-                    cdata_end(html, lt + 9)
-                } else {
-                    skip_past_gt(html, lt + 2)
-                }
-            }
-            Some(b'?') => skip_past_gt(html, lt + 2),
-            // A `<` that opens nothing is text.
-            _ => {
-                i = lt + 1;
-                continue;
-            }
         };
-        // Markup that is not a tag (a comment, a doctype…) ends the run before it.
-        if start < lt && !text(sink, start, lt, TextKind::Data) {
-            return;
-        }
         start = after;
         i = after;
     }

@@ -14,8 +14,6 @@
 use std::borrow::Cow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use memchr::memchr;
-
 use super::hash::BlockHasher;
 use super::head::{HeadReader, PageMeta};
 use super::limits::ParseLimits;
@@ -144,6 +142,17 @@ impl Tokenizer {
     /// text blocks, in document order. Every block satisfies the invariants documented on
     /// [`Block`]. Fails only when the page exceeds `ParseLimits::max_html_bytes`.
     pub fn blocks(&mut self, html: &[u8]) -> Result<Vec<Block>, BlockError> {
+        self.split(html, std::str::from_utf8(html).ok())
+    }
+
+    /// [`blocks`](Tokenizer::blocks) of a page already known to be text, which it does not
+    /// validate again.
+    pub fn blocks_str(&mut self, html: &str) -> Result<Vec<Block>, BlockError> {
+        self.split(html.as_bytes(), Some(html))
+    }
+
+    /// Splits `html`, which is `utf8` when that is `Some`.
+    fn split(&mut self, html: &[u8], utf8: Option<&str>) -> Result<Vec<Block>, BlockError> {
         if html.len() > self.limits.max_html_bytes {
             return Err(BlockError::TooLarge {
                 bytes: html.len(),
@@ -158,7 +167,7 @@ impl Tokenizer {
                 state: &mut *state,
                 limits,
                 html,
-                utf8: std::str::from_utf8(html).ok(),
+                utf8,
             };
             scan(html, 0, &mut pass);
         }));
@@ -236,9 +245,8 @@ impl<'a> Sink<'a> for Pass<'a, '_> {
         match kind {
             TextKind::Data | TextKind::PlainText if state.dropping.is_none() => {
                 let text = self.text_of(start, end);
-                // Without any '&' there is nothing to decode.
-                let decode = kind == TextKind::Data && memchr(b'&', text.as_bytes()).is_some();
-                self.state.push_node(&text, decode, self.limits);
+                self.state
+                    .push_node(&text, kind == TextKind::Data, self.limits);
             }
             TextKind::Script if state.head.capturing() => {
                 let text = self.text_of(start, end);

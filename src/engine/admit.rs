@@ -83,7 +83,7 @@ pub(super) fn is_duplicate(held: &Fingerprint, fetched: &Fingerprint) -> bool {
 /// **Blocks**: the page's text blocks, in document order.
 pub(super) fn blocks(tokenizer: &mut Tokenizer, page: &RawPage) -> Result<Vec<Block>, Rejection> {
     tokenizer
-        .blocks(page.html.as_bytes())
+        .blocks_str(&page.html)
         .map_err(|e| Rejection::new(ErrorKind::BadHtml, e.to_string()))
 }
 

@@ -78,7 +78,7 @@ pub(super) const TAGS: &[&str] = &[
     "ScRiPt",
 ];
 
-fn fragment(tags: &'static [&'static str]) -> impl Strategy<Value = String> {
+fn fragment(tags: Vec<&'static str>) -> impl Strategy<Value = String> {
     let tag = proptest::sample::select(tags).prop_map(str::to_owned);
     let text = proptest::string::string_regex("[a-zA-Z0-9 \\t\\n.,|&;#<>\"'=/\u{a0}éß日-]{0,12}")
         .expect("regex");
@@ -97,12 +97,12 @@ fn fragment(tags: &'static [&'static str]) -> impl Strategy<Value = String> {
 }
 
 fn tag_soup() -> impl Strategy<Value = String> {
-    tag_soup_of(TAGS)
+    tag_soup_of(TAGS.to_vec())
 }
 
 /// Random tag soup of the tags `tags`: text, start and end tags with odd attributes,
 /// character references, comments, CDATA, stray `<` and `</`.
-pub(super) fn tag_soup_of(tags: &'static [&'static str]) -> impl Strategy<Value = String> {
+pub(super) fn tag_soup_of(tags: Vec<&'static str>) -> impl Strategy<Value = String> {
     proptest::collection::vec(fragment(tags), 0..60).prop_map(|parts| parts.concat())
 }
 
