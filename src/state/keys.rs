@@ -8,13 +8,43 @@
 //! | `seen` | domain id (8) · MD5 of the URL key (16) | sequence (8) |
 //! | `domains` | domain id (8) | [`DomainMeta`] (24 bytes, or 32 when it has gaps) |
 //! | `progress` | source name (UTF-8) | next offset to apply (8) |
+//! | `journal` | record sequence (8, big-endian) | one batch's `counts` writes not yet folded (see [`super::journal`]) |
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use md5::{Digest, Md5};
 
 use crate::tree::{BlockKey, NodeId};
 
+/// Hashes counter keys, which are already MD5-derived and uniformly distributed, by folding their
+/// bytes into a word instead of running SipHash over them (the batch maps and the counter journal
+/// see every block of every page).
+#[derive(Default)]
+pub struct FoldHasher(u64);
+
+impl Hasher for FoldHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(29) ^ u64::from_le_bytes(word))
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A hash map over keys of this module (MD5-derived bytes).
+pub type KeyMap<K, V> = HashMap<K, V, BuildHasherDefault<FoldHasher>>;
+
 /// Column family names, in the order they are opened.
-pub const COLUMN_FAMILIES: [&str; 6] = ["counts", "support", "docs", "seen", "domains", "progress"];
+pub const COLUMN_FAMILIES: [&str; 7] = [
+    "counts", "support", "docs", "seen", "domains", "progress", "journal",
+];
 
 /// Key of the count of `block` at `node`.
 pub fn count_key(node: NodeId, block: &BlockKey) -> [u8; 16] {

@@ -3,16 +3,19 @@
 //!
 //! [`Store`] owns the database; [`Txn`] collects one batch's changes with read-your-writes, so page
 //! *k* of a batch is classified against pages `< k` of the same batch before anything is written.
+//! A batch's counter writes go in as one [`journal`] record, folded into the counters once many
+//! batches have piled up, so a counter that many batches touch is written once.
 
 pub mod counter;
 pub mod hot;
+pub mod journal;
 pub mod keys;
 pub mod low_water;
 pub mod rebuild;
 mod txn;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use rocksdb::{
     BlockBasedOptions, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, Options, DB,
@@ -58,6 +61,10 @@ pub struct StateOptions {
     /// holds 2^20 slots (34.6 MB), about the counters and root tallies a few thousand documents
     /// touch, so that forgetting a document finds its tallies in memory.
     pub hot_counters_bytes: usize,
+    /// Counters the counter journal holds before they are folded into the counters (see
+    /// `journal`): a counter that several batches touch is written once per fold instead of once
+    /// per batch. 0 writes every batch's counters directly.
+    pub journal_counters: usize,
 }
 
 impl Default for StateOptions {
@@ -69,6 +76,7 @@ impl Default for StateOptions {
             sync: false,
             max_wal_bytes: 32 << 20,
             hot_counters_bytes: 36 << 20,
+            journal_counters: journal::FOLD_KEYS,
         }
     }
 }
@@ -106,6 +114,8 @@ const MEMTABLE_BLOOM_RATIO: f64 = 0.02;
 pub struct Store {
     db: DB,
     hot: hot::HotCounters,
+    pending: Mutex<journal::Pending>,
+    journal_counters: usize,
     low_water: Arc<low_water::LowWater>,
     path: PathBuf,
     sync: bool,
@@ -173,9 +183,12 @@ impl Store {
                 ),
             }
         }
+        let pending = pending_of(&db)?;
         Ok(Store {
             db,
             hot: hot::HotCounters::with_bytes(options.hot_counters_bytes),
+            pending: Mutex::new(pending),
+            journal_counters: options.journal_counters,
             low_water,
             path: options.path.clone(),
             sync: options.sync,
@@ -211,6 +224,40 @@ impl Store {
         &self.hot
     }
 
+    /// The journaled counter writes not yet folded (a poisoned lock is recovered: a failed
+    /// commit changes nothing in it).
+    pub(crate) fn pending(&self) -> MutexGuard<'_, journal::Pending> {
+        self.pending.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Applies every journaled counter write to `counts` and deletes the journal records, in one
+    /// atomic write (nothing when nothing is pending).
+    pub fn fold(&self) -> Result<(), StateError> {
+        let mut pending = self.pending();
+        if pending.is_empty() {
+            return Ok(());
+        }
+        let plan = pending.plan(0, self.journal_counters, true);
+        let mut batch = rocksdb::WriteBatch::default();
+        journal::add_plan(&mut batch, self.cf("counts")?, self.cf("journal")?, &plan);
+        let mut opts = rocksdb::WriteOptions::default();
+        opts.set_sync(self.sync);
+        self.db
+            .write_opt(batch, &opts)
+            .map_err(db_err("folding the counter journal"))?;
+        pending
+            .committed(plan, &[])
+            .map_err(|e| StateError::Corrupt {
+                cf: "journal",
+                detail: e.0,
+            })
+    }
+
+    /// The bound of the counter journal (see [`StateOptions::journal_counters`]).
+    pub(crate) fn journal_counters(&self) -> usize {
+        self.journal_counters
+    }
+
     pub(crate) fn low_water(&self) -> &low_water::LowWater {
         &self.low_water
     }
@@ -229,8 +276,9 @@ impl Store {
         Ok(value.as_deref().and_then(keys::decode_u64))
     }
 
-    /// Writes every memtable to disk and waits for it.
+    /// Folds the counter journal, then writes every memtable to disk and waits for it.
     pub fn flush(&self) -> Result<(), StateError> {
+        self.fold()?;
         for name in keys::COLUMN_FAMILIES {
             let cf = self.cf(name)?;
             self.db.flush_cf(&cf).map_err(db_err("flush"))?;
@@ -300,6 +348,7 @@ impl Store {
     /// order, the duplicate-check keys and the documents held per domain. Two stores that hold the
     /// same documents give equal dumps, whatever they held and forgot before.
     pub fn dump(&self) -> Result<StateDump, StateError> {
+        self.fold()?;
         let mut dump = StateDump::default();
         let mut first_seq = std::collections::HashMap::new();
         for (domain, meta) in domains(&self.db)? {
@@ -348,6 +397,7 @@ impl Store {
     /// Stored root tallies of documents that retention has moved past (see [`low_water`]):
     /// readers take them as absent, and compactions remove them, so a compacted state has none.
     pub fn stale_tallies(&self) -> Result<u64, StateError> {
+        self.fold()?;
         let cf = self.cf("counts")?;
         let mut stale = 0;
         for item in self.db.iterator_cf(&cf, rocksdb::IteratorMode::Start) {
@@ -385,6 +435,24 @@ impl Store {
             .map(|node| ([&node.0[..], block].concat(), 1))
             .collect())
     }
+}
+
+/// The journaled counter writes of a database, from its `journal` records.
+fn pending_of(db: &DB) -> Result<journal::Pending, StateError> {
+    let cf = db.cf_handle("journal").ok_or_else(|| StateError::Corrupt {
+        cf: "journal",
+        detail: "column family missing".into(),
+    })?;
+    let mut records = Vec::new();
+    for item in db.iterator_cf(&cf, rocksdb::IteratorMode::Start) {
+        records.push(item.map_err(db_err("reading the counter journal"))?);
+    }
+    journal::Pending::load(records.iter().map(|(k, v)| (&k[..], &v[..]))).map_err(|e| {
+        StateError::Corrupt {
+            cf: "journal",
+            detail: e.0,
+        }
+    })
 }
 
 /// A `domains` entry: the domain id as stored and its bookkeeping, `None` when it does not decode.

@@ -1,37 +1,14 @@
 //! One input batch's changes, readable before they are written, committed as one `WriteBatch`.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use rocksdb::{IngestExternalFileOptions, Options, SstFileWriter, WriteBatch, WriteOptions};
 
 use super::counter::{self, Tally};
-use super::keys::{self, DomainMeta};
+use super::journal;
+use super::keys::{self, DomainMeta, KeyMap};
 use super::{db_err, StateError, Store, Write};
 use crate::tree::{BlockKey, Fingerprint, NodeId};
-
-/// Hashes counter keys, which are already MD5-derived and uniformly distributed, by folding their
-/// bytes into a word instead of running SipHash over them (the batch maps see every block of every
-/// page).
-#[derive(Default)]
-struct FoldHasher(u64);
-
-impl Hasher for FoldHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.0 = (self.0.rotate_left(29) ^ u64::from_le_bytes(word))
-                .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type KeyMap<K, V> = HashMap<K, V, BuildHasherDefault<FoldHasher>>;
 
 /// The pending changes of one batch over a [`Store`], with read-your-writes.
 ///
@@ -338,12 +315,22 @@ impl<'s> Txn<'s> {
                 .store
                 .db()
                 .batched_multi_get_cf(&handle, &missing, true);
+            let pending = self.store.pending();
             let mut hot = self.store.hot().lock();
             let mut read = Vec::with_capacity(missing.len());
             for (key, value) in missing.iter().zip(stored) {
                 let value = value.map_err(db_err("reading counters"))?;
-                hot.fill(key, value.as_deref());
-                read.push(decode(value.as_deref()));
+                match pending.overlay(key, value.as_deref()) {
+                    Some(value) => {
+                        let value = value.as_ref().map(journal::Value::as_bytes);
+                        hot.fill(key, value);
+                        read.push(decode(value));
+                    }
+                    None => {
+                        hot.fill(key, value.as_deref());
+                        read.push(decode(value.as_deref()));
+                    }
+                }
             }
             let mut read = read.into_iter();
             for value in values.iter_mut().filter(|v| v.is_none()) {
@@ -523,8 +510,8 @@ impl<'s> Txn<'s> {
             .map(|(key, (_, now))| (*key, now.encode().map_or(Write::Delete, Write::Put)))
     }
 
-    /// Adds the batch's block counters to `batch`, keys sorted (the memtable's skip list then
-    /// inserts each one next to the previous one instead of searching from the top).
+    /// The batch's block counter writes, keys sorted (the memtable's skip list then inserts each
+    /// one next to the previous one instead of searching from the top).
     ///
     /// A changed root tally is written whole, or deleted when no document holds its block any
     /// more. Below the roots, a raised counter gets its delta as a merge operand, a blind write; a
@@ -533,8 +520,7 @@ impl<'s> Txn<'s> {
     /// disk is bounded by the documents retained, not by those forgotten. A lowered counter whose
     /// root tally is now absent is deleted unread (no node counts a block more often than its
     /// root); the others are read in one multi-get.
-    fn write_counts(&self, batch: &mut WriteBatch) -> Result<Vec<([u8; 16], Write)>, StateError> {
-        let handle = self.store.cf("counts")?;
+    fn count_writes(&self) -> Result<Vec<([u8; 16], Write)>, StateError> {
         let gone_at_root = |key: &[u8; 16]| -> bool {
             let Some(root) = self.roots.get(&key[..8]) else {
                 return false;
@@ -572,13 +558,6 @@ impl<'s> Txn<'s> {
         }
         writes.extend(self.tally_writes());
         writes.sort_unstable_by_key(|w| w.0);
-        for (key, write) in &writes {
-            match write {
-                Write::Merge(delta) => batch.merge_cf(&handle, key, counter::encode(*delta)),
-                Write::Put(value) => batch.put_cf(&handle, key, value),
-                Write::Delete => batch.delete_cf(&handle, key),
-            }
-        }
         Ok(writes)
     }
 
@@ -589,6 +568,8 @@ impl<'s> Txn<'s> {
     /// changes without progress (a restore, the one user, then starts over).
     pub fn ingest(self) -> Result<(), StateError> {
         let store = self.store;
+        // The table files lie below the memtables: journaled writes must reach them first.
+        store.fold()?;
         let mut counts: Vec<([u8; 16], Write)> = self
             .counts
             .iter()
@@ -683,11 +664,39 @@ impl<'s> Txn<'s> {
         // batch: the batch's own writes to those keys come after it.
         let emptied = self.emptied_domains();
         let counts = store.cf("counts")?;
-        for root in &emptied {
-            let (from, to) = root_range(*root);
-            batch.delete_range_cf(&counts, &from[..], &to[..]);
+        let count_writes = self.count_writes()?;
+        if count_writes
+            .iter()
+            .any(|(_, w)| matches!(w, Write::Put(v) if v.len() > journal::MAX_VALUE))
+        {
+            return Err(StateError::Corrupt {
+                cf: "counts",
+                detail: "a counter value longer than any counter's".into(),
+            });
         }
-        let count_writes = self.write_counts(&mut batch)?;
+        let mut pending = store.pending();
+        // Everything pending is folded first when a range deletion must come after the writes
+        // journaled before it.
+        let plan = pending.plan(
+            count_writes.len(),
+            store.journal_counters(),
+            !emptied.is_empty(),
+        );
+        let journal_cf = store.cf("journal")?;
+        journal::add_plan(&mut batch, counts, journal_cf, &plan);
+        if plan.direct {
+            for root in &emptied {
+                let (from, to) = root_range(*root);
+                batch.delete_range_cf(&counts, &from[..], &to[..]);
+            }
+            write_all(&mut batch, counts, &count_writes);
+        } else if !count_writes.is_empty() {
+            batch.put_cf(
+                journal_cf,
+                pending.next_key(),
+                journal::encode(count_writes.iter().map(|(k, w)| (k, w))),
+            );
+        }
         write_counters(store, &mut batch, "support", &self.supports, |node| {
             roots.get(node).copied()
         })?;
@@ -727,6 +736,14 @@ impl<'s> Txn<'s> {
             .write_opt(batch, &opts)
             .map_err(db_err("committing a batch"))
             .inspect_err(|_| store.hot().clear())?;
+        if let Err(e) = pending.committed(plan, &count_writes) {
+            // The record holds what the batch wrote; only a value no counter has can fail here.
+            return Err(StateError::Corrupt {
+                cf: "journal",
+                detail: e.0,
+            });
+        }
+        drop(pending);
         if emptied.is_empty() {
             store
                 .hot()
@@ -737,6 +754,17 @@ impl<'s> Txn<'s> {
         }
         self.set_low_water();
         Ok(())
+    }
+}
+
+/// Adds counter writes to `batch`.
+fn write_all(batch: &mut WriteBatch, counts: &rocksdb::ColumnFamily, writes: &[([u8; 16], Write)]) {
+    for (key, write) in writes {
+        match write {
+            Write::Merge(delta) => batch.merge_cf(counts, key, counter::encode(*delta)),
+            Write::Put(value) => batch.put_cf(counts, key, value),
+            Write::Delete => batch.delete_cf(counts, key),
+        }
     }
 }
 
