@@ -129,7 +129,11 @@ impl Sharded {
                 (config.state.block_cache_bytes / shards).max(1 << 20);
             shard_config.state.hot_counters_bytes =
                 (config.state.hot_counters_bytes / shards).max(1 << 20);
-            shard_config.state.journal_counters = config.state.journal_counters / shards;
+            // 0 switches the journal off; any other bound stays on in every shard.
+            shard_config.state.journal_counters = match config.state.journal_counters {
+                0 => 0,
+                n => (n / shards).max(1),
+            };
             let engine = open(shard, &shard_config)?;
             let (tx, rx) = mpsc::sync_channel::<Batch>(1);
             let result_tx = result_tx.clone();

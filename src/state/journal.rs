@@ -646,7 +646,7 @@ mod tests {
             let writes: Vec<([u8; 16], Write)> = (0..5u8)
                 .map(|n| {
                     (
-                        key((n * 5 + round * 7) % 24),
+                        key(((u32::from(n) * 5 + u32::from(round) * 7) % 24) as u8),
                         Write::Merge(i64::from(round % 4) + 1),
                     )
                 })

@@ -102,6 +102,15 @@ pub enum StateError {
     },
 }
 
+impl From<journal::BadRecord> for StateError {
+    fn from(bad: journal::BadRecord) -> StateError {
+        StateError::Corrupt {
+            cf: "journal",
+            detail: bad.0,
+        }
+    }
+}
+
 pub(crate) fn db_err(op: &'static str) -> impl FnOnce(rocksdb::Error) -> StateError {
     move |source| StateError::Db { op, source }
 }
@@ -245,12 +254,7 @@ impl Store {
         self.db
             .write_opt(batch, &opts)
             .map_err(db_err("folding the counter journal"))?;
-        pending
-            .committed(plan, &[])
-            .map_err(|e| StateError::Corrupt {
-                cf: "journal",
-                detail: e.0,
-            })
+        Ok(pending.committed(plan, &[])?)
     }
 
     /// The bound of the counter journal (see [`StateOptions::journal_counters`]).
@@ -439,21 +443,25 @@ impl Store {
 
 /// The journaled counter writes of a database, from its `journal` records.
 fn pending_of(db: &DB) -> Result<journal::Pending, StateError> {
-    let cf = db.cf_handle("journal").ok_or_else(|| StateError::Corrupt {
-        cf: "journal",
+    let records = entries(db, "journal", "reading the counter journal")?;
+    Ok(journal::Pending::load(
+        records.iter().map(|(k, v)| (&k[..], &v[..])),
+    )?)
+}
+
+/// Every entry of column family `name`, in key order (`op` names the read in an error).
+fn entries(db: &DB, name: &'static str, op: &'static str) -> Result<Vec<KeyValue>, StateError> {
+    let cf = db.cf_handle(name).ok_or_else(|| StateError::Corrupt {
+        cf: name,
         detail: "column family missing".into(),
     })?;
-    let mut records = Vec::new();
-    for item in db.iterator_cf(&cf, rocksdb::IteratorMode::Start) {
-        records.push(item.map_err(db_err("reading the counter journal"))?);
-    }
-    journal::Pending::load(records.iter().map(|(k, v)| (&k[..], &v[..]))).map_err(|e| {
-        StateError::Corrupt {
-            cf: "journal",
-            detail: e.0,
-        }
-    })
+    db.iterator_cf(&cf, rocksdb::IteratorMode::Start)
+        .map(|item| item.map_err(db_err(op)))
+        .collect()
 }
+
+/// A key and its value, as an iterator reads them.
+type KeyValue = (Box<[u8]>, Box<[u8]>);
 
 /// A `domains` entry: the domain id as stored and its bookkeeping, `None` when it does not decode.
 type DomainEntry = (Vec<u8>, Option<DomainMeta>);
@@ -461,19 +469,15 @@ type DomainEntry = (Vec<u8>, Option<DomainMeta>);
 /// Every domain's bookkeeping by domain id, from the `domains` column family (the caller decides
 /// whether an entry that does not decode is fatal).
 fn domains(db: &DB) -> Result<Vec<DomainEntry>, StateError> {
-    let cf = db.cf_handle("domains").ok_or_else(|| StateError::Corrupt {
-        cf: "domains",
-        detail: "column family missing".into(),
-    })?;
-    let mut out = Vec::new();
-    for item in db.iterator_cf(&cf, rocksdb::IteratorMode::Start) {
-        let (key, value) = item.map_err(db_err("reading the domains"))?;
-        let meta = (key.len() == 8)
-            .then(|| DomainMeta::decode(&value))
-            .flatten();
-        out.push((key.to_vec(), meta));
-    }
-    Ok(out)
+    Ok(entries(db, "domains", "reading the domains")?
+        .into_iter()
+        .map(|(key, value)| {
+            let meta = (key.len() == 8)
+                .then(|| DomainMeta::decode(&value))
+                .flatten();
+            (key.to_vec(), meta)
+        })
+        .collect())
 }
 
 /// Bytes of a state by where they are (see [`Store::sizes`]).

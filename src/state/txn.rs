@@ -736,13 +736,8 @@ impl<'s> Txn<'s> {
             .write_opt(batch, &opts)
             .map_err(db_err("committing a batch"))
             .inspect_err(|_| store.hot().clear())?;
-        if let Err(e) = pending.committed(plan, &count_writes) {
-            // The record holds what the batch wrote; only a value no counter has can fail here.
-            return Err(StateError::Corrupt {
-                cf: "journal",
-                detail: e.0,
-            });
-        }
+        // Cannot fail: no value longer than a counter's was let through above.
+        pending.committed(plan, &count_writes)?;
         drop(pending);
         if emptied.is_empty() {
             store
