@@ -3,6 +3,7 @@
 //! | column family | key | value |
 //! |---|---|---|
 //! | `counts` | node id (8) · block key or path key (8) | i64 count, merged; at a domain root a [`Tally`](super::counter::Tally): the count, or 1 and the sequence of the one document holding the block, which is then stored nowhere below (stale, and read as absent, once the domain's `first_seq` is past it) |
+//! | `counts` | [`FOLDED`](super::journal::FOLDED): 8 zero bytes | the counter journal's fold mark: sequence (8, big-endian) of the first `journal` record not folded |
 //! | `support` | node id (8) | i64 `n_s`, merged |
 //! | `docs` | domain id (8) · sequence (8, big-endian) | [`Fingerprint`](crate::tree::Fingerprint) |
 //! | `seen` | domain id (8) · MD5 of the URL key (16) | sequence (8) |

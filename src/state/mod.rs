@@ -3,8 +3,9 @@
 //!
 //! [`Store`] owns the database; [`Txn`] collects one batch's changes with read-your-writes, so page
 //! *k* of a batch is classified against pages `< k` of the same batch before anything is written.
-//! A batch's counter writes go in as one [`journal`] record, folded into the counters once many
-//! batches have piled up, so a counter that many batches touch is written once.
+//! A batch's counter writes go in as one [`journal`] record, folded into the counters as one
+//! ingested [`table_file`] once many batches have piled up, so a counter that many batches touch
+//! is written once.
 
 pub mod counter;
 pub mod hot;
@@ -12,6 +13,9 @@ pub mod journal;
 pub mod keys;
 pub mod low_water;
 pub mod rebuild;
+mod table_file;
+#[cfg(test)]
+mod tests;
 mod txn;
 
 use std::path::{Path, PathBuf};
@@ -125,6 +129,8 @@ pub struct Store {
     hot: hot::HotCounters,
     pending: Mutex<journal::Pending>,
     journal_counters: usize,
+    /// Options of the table files ingested into the column families.
+    table_files: Options,
     low_water: Arc<low_water::LowWater>,
     path: PathBuf,
     sync: bool,
@@ -154,6 +160,12 @@ impl Store {
             cf_opts.set_compression_type(DBCompressionType::Lz4);
             cf_opts.set_bottommost_compression_type(DBCompressionType::Zstd);
             if name == "counts" {
+                // The counter journal's folds are ingested as table files. Each lands in the
+                // last level that holds none of its keys, which with fixed level sizes means a
+                // level no compaction reaches, below the next; sized dynamically, the levels
+                // above the last are left empty, so a fold lands in level 0 and compactions
+                // merge it into the last level, where forgotten counters are dropped.
+                cf_opts.set_level_compaction_dynamic_level_bytes(true);
                 // Classifying a page looks up every block at one node, and most blocks of a new
                 // page are in no memtable: a whole-key bloom filter answers those misses without
                 // searching the skip list.
@@ -168,7 +180,10 @@ impl Store {
                 // documents go (see `low_water`); compactions remove them.
                 let low_water = Arc::clone(&low_water);
                 cf_opts.set_compaction_filter("urltree.counts", move |level, key, value| {
-                    if low_water.is_stale(key, value) {
+                    if key.len() != 16 {
+                        // The journal's fold mark, the one key that is no counter.
+                        rocksdb::compaction_filter::Decision::Keep
+                    } else if low_water.is_stale(key, value) {
                         rocksdb::compaction_filter::Decision::Remove
                     } else {
                         counter::drop_zero(level, key, value)
@@ -198,6 +213,7 @@ impl Store {
             hot: hot::HotCounters::with_bytes(options.hot_counters_bytes),
             pending: Mutex::new(pending),
             journal_counters: options.journal_counters,
+            table_files: table_file::options(),
             low_water,
             path: options.path.clone(),
             sync: options.sync,
@@ -239,22 +255,37 @@ impl Store {
         self.pending.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Applies every journaled counter write to `counts` and deletes the journal records, in one
-    /// atomic write (nothing when nothing is pending).
+    /// Applies every journaled counter write to `counts` (nothing when nothing is pending).
     pub fn fold(&self) -> Result<(), StateError> {
-        let mut pending = self.pending();
+        self.fold_pending(&mut self.pending())
+    }
+
+    /// Folds `pending`, this store's journal, into `counts`: its operations and the fold mark as
+    /// one ingested table file, then the deletion of the records it folded. A failure before the
+    /// file is in changes nothing; after it, the records left behind are before the mark, and
+    /// the next open deletes them.
+    pub(crate) fn fold_pending(&self, pending: &mut journal::Pending) -> Result<(), StateError> {
         if pending.is_empty() {
             return Ok(());
         }
-        let plan = pending.plan(0, self.journal_counters, true);
-        let mut batch = rocksdb::WriteBatch::default();
-        journal::add_plan(&mut batch, self.cf("counts")?, self.cf("journal")?, &plan);
-        let mut opts = rocksdb::WriteOptions::default();
-        opts.set_sync(self.sync);
+        let fold = pending.fold();
+        let mark = std::iter::once((&journal::FOLDED[..], Write::Put(fold.mark.to_vec())));
+        let ops = fold.ops.iter().map(|(key, op)| (&key[..], op.write()));
+        self.ingest("counts", mark.chain(ops))?;
+        pending.folded();
+        let (from, to) = fold.records;
         self.db
-            .write_opt(batch, &opts)
-            .map_err(db_err("folding the counter journal"))?;
-        Ok(pending.committed(plan, &[])?)
+            .delete_range_cf(self.cf("journal")?, from, to)
+            .map_err(db_err("deleting folded journal records"))
+    }
+
+    /// Ingests `entries` (keys strictly increasing) into column family `cf` as one table file.
+    pub(crate) fn ingest<K: AsRef<[u8]>>(
+        &self,
+        cf: &'static str,
+        entries: impl Iterator<Item = (K, Write)>,
+    ) -> Result<(), StateError> {
+        table_file::ingest(&self.db, &self.path, &self.table_files, cf, entries)
     }
 
     /// The bound of the counter journal (see [`StateOptions::journal_counters`]).
@@ -367,6 +398,7 @@ impl Store {
             for item in self.db.iterator_cf(&cf, rocksdb::IteratorMode::Start) {
                 let (key, value) = item.map_err(db_err("iterating"))?;
                 match name {
+                    "counts" if key[..] == journal::FOLDED => {}
                     "counts" => match counter::Tally::decode(Some(&value)) {
                         // A tally of a document retention has moved past is stale: no count.
                         counter::Tally::Single(seq)
@@ -441,12 +473,29 @@ impl Store {
     }
 }
 
-/// The journaled counter writes of a database, from its `journal` records.
+/// The journaled counter writes of a database not yet folded, from its `journal` records and
+/// the fold mark in `counts`; the records a fold left behind are deleted.
 fn pending_of(db: &DB) -> Result<journal::Pending, StateError> {
+    let counts = db.cf_handle("counts").ok_or_else(|| StateError::Corrupt {
+        cf: "counts",
+        detail: "column family missing".into(),
+    })?;
+    let mark = db
+        .get_cf(&counts, journal::FOLDED)
+        .map_err(db_err("reading the journal's fold mark"))?;
+    let folded = journal::folded_of(mark.as_deref())?;
     let records = entries(db, "journal", "reading the counter journal")?;
-    Ok(journal::Pending::load(
-        records.iter().map(|(k, v)| (&k[..], &v[..])),
-    )?)
+    let (pending, skipped) =
+        journal::Pending::load(records.iter().map(|(k, v)| (&k[..], &v[..])), folded)?;
+    if skipped {
+        let journal = db.cf_handle("journal").ok_or_else(|| StateError::Corrupt {
+            cf: "journal",
+            detail: "column family missing".into(),
+        })?;
+        db.delete_range_cf(&journal, 0u64.to_be_bytes(), folded.to_be_bytes())
+            .map_err(db_err("deleting folded journal records"))?;
+    }
+    Ok(pending)
 }
 
 /// Every entry of column family `name`, in key order (`op` names the read in an error).

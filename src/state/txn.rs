@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use rocksdb::{IngestExternalFileOptions, Options, SstFileWriter, WriteBatch, WriteOptions};
+use rocksdb::{WriteBatch, WriteOptions};
 
 use super::counter::{self, Tally};
 use super::journal;
@@ -562,13 +562,13 @@ impl<'s> Txn<'s> {
     }
 
     /// Writes every change of the batch as one sorted table file per column family, ingested
-    /// directly below the memtables: a bulk load many times faster than [`Txn::commit`] for large
+    /// without the memtables: a bulk load many times faster than [`Txn::commit`] for large
     /// batches. The column families are ingested one after the other, the progress last, so the
     /// progress becomes visible only once every other change is in; a crash in between leaves
     /// changes without progress (a restore, the one user, then starts over).
     pub fn ingest(self) -> Result<(), StateError> {
         let store = self.store;
-        // The table files lie below the memtables: journaled writes must reach them first.
+        // A table file's writes come after every write before it: journaled writes go first.
         store.fold()?;
         let mut counts: Vec<([u8; 16], Write)> = self
             .counts
@@ -588,20 +588,18 @@ impl<'s> Txn<'s> {
                 .map_err(db_err("deleting an emptied domain's tallies"))?;
         }
         // The hot counters cannot follow a bulk load: they start over.
-        let ingested = ingest_sorted(store, "counts", counts.into_iter());
+        let ingested = store.ingest("counts", counts.into_iter());
         store.hot().clear();
         ingested?;
         let mut supports: Vec<_> = self.supports.iter().filter(|(_, d)| **d != 0).collect();
         supports.sort_unstable_by_key(|(node, _)| **node);
-        ingest_sorted(
-            store,
+        store.ingest(
             "support",
             supports.iter().map(|(k, d)| (&k[..], Write::Merge(**d))),
         )?;
         let mut docs: Vec<_> = self.docs.iter().collect();
         docs.sort_unstable_by_key(|(key, _)| **key);
-        ingest_sorted(
-            store,
+        store.ingest(
             "docs",
             docs.iter().map(|(k, v)| {
                 let op = match v {
@@ -613,8 +611,7 @@ impl<'s> Txn<'s> {
         )?;
         let mut seen: Vec<_> = self.seen.iter().collect();
         seen.sort_unstable_by_key(|(key, _)| **key);
-        ingest_sorted(
-            store,
+        store.ingest(
             "seen",
             seen.iter().map(|(k, v)| {
                 let op = match v {
@@ -630,8 +627,7 @@ impl<'s> Txn<'s> {
             .filter_map(|d| self.domains.get(d).map(|m| (d.0, *m)))
             .collect();
         domains.sort_unstable_by_key(|(key, _)| *key);
-        ingest_sorted(
-            store,
+        store.ingest(
             "domains",
             domains.iter().map(|(k, meta)| {
                 let op = if meta.held() == 0 {
@@ -645,8 +641,7 @@ impl<'s> Txn<'s> {
         self.set_low_water();
         let mut progress: Vec<_> = self.progress.iter().collect();
         progress.sort_unstable();
-        ingest_sorted(
-            store,
+        store.ingest(
             "progress",
             progress
                 .iter()
@@ -665,36 +660,29 @@ impl<'s> Txn<'s> {
         let emptied = self.emptied_domains();
         let counts = store.cf("counts")?;
         let count_writes = self.count_writes()?;
-        if count_writes
-            .iter()
-            .any(|(_, w)| matches!(w, Write::Put(v) if v.len() > journal::MAX_VALUE))
-        {
-            return Err(StateError::Corrupt {
-                cf: "counts",
-                detail: "a counter value longer than any counter's".into(),
-            });
-        }
+        let ops = journal::ops(&count_writes).map_err(|e| StateError::Corrupt {
+            cf: "counts",
+            detail: e.0,
+        })?;
         let mut pending = store.pending();
-        // Everything pending is folded first when a range deletion must come after the writes
+        // The journal is folded first when it is full, and when the batch writes its counters
+        // directly: with the journal off, or when a range deletion must come after the writes
         // journaled before it.
-        let plan = pending.plan(
-            count_writes.len(),
-            store.journal_counters(),
-            !emptied.is_empty(),
-        );
-        let journal_cf = store.cf("journal")?;
-        journal::add_plan(&mut batch, counts, journal_cf, &plan);
-        if plan.direct {
+        let direct = store.journal_counters() == 0 || !emptied.is_empty();
+        if direct || pending.len() >= store.journal_counters() {
+            store.fold_pending(&mut pending)?;
+        }
+        if direct {
             for root in &emptied {
                 let (from, to) = root_range(*root);
                 batch.delete_range_cf(&counts, &from[..], &to[..]);
             }
             write_all(&mut batch, counts, &count_writes);
-        } else if !count_writes.is_empty() {
+        } else if !ops.is_empty() {
             batch.put_cf(
-                journal_cf,
+                store.cf("journal")?,
                 pending.next_key(),
-                journal::encode(count_writes.iter().map(|(k, w)| (k, w))),
+                journal::encode(&ops),
             );
         }
         write_counters(store, &mut batch, "support", &self.supports, |node| {
@@ -736,8 +724,9 @@ impl<'s> Txn<'s> {
             .write_opt(batch, &opts)
             .map_err(db_err("committing a batch"))
             .inspect_err(|_| store.hot().clear())?;
-        // Cannot fail: no value longer than a counter's was let through above.
-        pending.committed(plan, &count_writes)?;
+        if !direct && !ops.is_empty() {
+            pending.journaled(&ops);
+        }
         drop(pending);
         if emptied.is_empty() {
             store
@@ -852,39 +841,4 @@ fn write_counters<const N: usize>(
         }
     }
     Ok(())
-}
-
-/// Writes `entries` (keys strictly increasing) into a table file in the store's directory and
-/// ingests it into column family `cf` (nothing when there are no entries).
-fn ingest_sorted<K: AsRef<[u8]>>(
-    store: &Store,
-    cf: &'static str,
-    entries: impl Iterator<Item = (K, Write)>,
-) -> Result<(), StateError> {
-    let mut entries = entries.peekable();
-    if entries.peek().is_none() {
-        return Ok(());
-    }
-    let path = store.path().join(format!("ingest-{cf}.sst"));
-    let mut opts = Options::default();
-    opts.set_compression_type(rocksdb::DBCompressionType::Lz4);
-    let mut writer = SstFileWriter::create(&opts);
-    writer
-        .open(&path)
-        .map_err(db_err("creating a table file"))?;
-    for (key, entry) in entries {
-        match entry {
-            Write::Put(value) => writer.put(key.as_ref(), value),
-            Write::Merge(delta) => writer.merge(key.as_ref(), counter::encode(delta)),
-            Write::Delete => writer.delete(key.as_ref()),
-        }
-        .map_err(db_err("writing a table file"))?;
-    }
-    writer.finish().map_err(db_err("finishing a table file"))?;
-    let mut ingest = IngestExternalFileOptions::default();
-    ingest.set_move_files(true);
-    store
-        .db()
-        .ingest_external_file_cf_opts(store.cf(cf)?, &ingest, vec![&path])
-        .map_err(db_err("ingesting a table file"))
 }

@@ -1,0 +1,103 @@
+//! Tests of the store that reach below its public interface: the journal's records as a crash
+//! leaves them.
+
+use super::*;
+use crate::tree::{Branch, Fingerprint};
+
+fn fingerprint(n: u8) -> (NodeId, Fingerprint) {
+    let branch = Branch::from_names(vec!["example.com".into(), "news".into(), format!("a{n}")]);
+    // Blocks 0–3 on every page (template), block 10 + n on this page alone.
+    let blocks = vec![[0; 8], [1; 8], [2; 8], [3; 8], [10 + n; 8]];
+    let fp = Fingerprint::new(
+        i64::from(n),
+        format!("http://example.com/news/a{n}"),
+        branch.ids.clone(),
+        blocks,
+    );
+    (branch.root(), fp)
+}
+
+fn journal_records(store: &Store) -> Vec<KeyValue> {
+    entries(store.db(), "journal", "reading the journal").unwrap()
+}
+
+/// Every count of the test's blocks at every node of the test's branches.
+fn reads(store: &Store) -> Vec<u64> {
+    let keys: Vec<[u8; 8]> = (0u8..20).map(|b| [b; 8]).collect();
+    let mut txn = store.begin();
+    let mut out = Vec::new();
+    for n in 0..4 {
+        let (root, fp) = fingerprint(n);
+        for &node in &fp.nodes {
+            out.extend(txn.counts(root, node, &keys).unwrap());
+        }
+    }
+    out
+}
+
+#[test]
+fn records_a_fold_left_behind_are_skipped_and_deleted_when_the_store_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = StateOptions {
+        path: dir.path().to_owned(),
+        ..StateOptions::default()
+    };
+    let store = Store::open(&options).unwrap();
+    for n in 0..4 {
+        let mut txn = store.begin();
+        let (root, fp) = fingerprint(n);
+        txn.insert(root, &fp).unwrap();
+        txn.commit().unwrap();
+    }
+    let records = journal_records(&store);
+    assert_eq!(records.len(), 4, "one record per batch");
+    let want = reads(&store);
+    // The template blocks are counted at every node of the four pages' branches.
+    assert!(want.contains(&4), "{want:?}");
+    store.fold().unwrap();
+    assert!(journal_records(&store).is_empty());
+    assert_eq!(reads(&store), want);
+    // A crash between the table file's ingestion and the records' deletion leaves them.
+    let journal = store.cf("journal").unwrap();
+    for (key, value) in &records {
+        store.db().put_cf(journal, key, value).unwrap();
+    }
+    drop(store);
+    let store = Store::open(&options).unwrap();
+    assert!(journal_records(&store).is_empty());
+    assert!(store.pending().is_empty());
+    assert_eq!(reads(&store), want);
+    // Journaling goes on after the fold's records.
+    let mut txn = store.begin();
+    let (root, fp) = fingerprint(9);
+    txn.insert(root, &fp).unwrap();
+    txn.commit().unwrap();
+    let records = journal_records(&store);
+    assert_eq!(records.len(), 1);
+    assert_eq!(&records[0].0[..], &4u64.to_be_bytes()[..]);
+}
+
+#[test]
+fn the_fold_mark_is_no_counter() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = StateOptions {
+        path: dir.path().to_owned(),
+        ..StateOptions::default()
+    };
+    let store = Store::open(&options).unwrap();
+    let mut txn = store.begin();
+    let (root, fp) = fingerprint(0);
+    txn.insert(root, &fp).unwrap();
+    txn.commit().unwrap();
+    store.compact().unwrap();
+    let counts = store.cf("counts").unwrap();
+    // Kept by compactions, left out of the logical state.
+    let mark = store.db().get_cf(counts, journal::FOLDED).unwrap();
+    assert_eq!(mark.as_deref(), Some(&1u64.to_be_bytes()[..]));
+    let dump = store.dump().unwrap();
+    assert!(
+        dump.counts.iter().all(|(key, _)| key.len() == 16),
+        "{dump:?}"
+    );
+    assert_eq!(store.stale_tallies().unwrap(), 0);
+}
