@@ -43,6 +43,8 @@ pub struct PageMeta {
     pub canonical_url: Option<String>,
     /// The name of the site.
     pub site_name: Option<String>,
+    /// The page's first non-empty `<title>` (outside SVG and MathML).
+    pub title: Option<String>,
 }
 
 /// The metadata fields.
@@ -63,6 +65,8 @@ pub(crate) struct HeadReader {
     ranks: [Option<u8>; 5],
     /// JSON-LD text of the `<script>` being read, when one is.
     json: Option<String>,
+    /// Text of the `<title>` being read, while the page has no title yet.
+    title: Option<String>,
 }
 
 impl HeadReader {
@@ -71,6 +75,7 @@ impl HeadReader {
         self.meta = PageMeta::default();
         self.ranks = [None; 5];
         self.json = None;
+        self.title = None;
     }
 
     /// The metadata read so far; leaves an empty one.
@@ -190,8 +195,38 @@ impl HeadReader {
         }
     }
 
-    /// The end of a script (or of the page): reads the captured JSON-LD, if any.
-    pub(crate) fn end_script(&mut self) {
+    /// A `<title>` start tag: starts capturing its text while the page has no title.
+    pub(crate) fn title_tag(&mut self) {
+        if self.meta.title.is_none() {
+            self.title = Some(String::new());
+        }
+    }
+
+    /// True while the text of the page's title is being captured.
+    #[inline]
+    pub(crate) fn capturing_title(&self) -> bool {
+        self.title.is_some()
+    }
+
+    /// Text of the title being captured; what passes the longest value (in bytes, four per
+    /// character) is not kept.
+    pub(crate) fn title_text(&mut self, text: &str) {
+        if let Some(title) = self.title.as_mut() {
+            let room = (4 * MAX_VALUE_CHARS).saturating_sub(title.len());
+            let mut end = room.min(text.len());
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            title.push_str(&text[..end]);
+        }
+    }
+
+    /// The end of a dropped element, a script or a title (or of the page): reads the captured
+    /// JSON-LD or title, if any.
+    pub(crate) fn end_raw_text(&mut self) {
+        if let Some(title) = self.title.take() {
+            self.meta.title = clean_value(title.as_bytes());
+        }
         let Some(json) = self.json.take() else {
             return;
         };
@@ -301,7 +336,7 @@ mod tests {
         for j in json {
             r.script_tag(b" type=\"application/ld+json\">");
             r.script_text(j);
-            r.end_script();
+            r.end_raw_text();
         }
         r.take()
     }
@@ -343,6 +378,7 @@ mod tests {
                 published: Some("2019-05-02T10:00:00+02:00".into()),
                 canonical_url: Some("/a".into()),
                 site_name: Some("Example".into()),
+                title: None,
             }
         );
     }
@@ -371,7 +407,7 @@ mod tests {
         r.script_text(&" ".repeat(MAX_JSON_LD_BYTES));
         r.script_text(r#""y":1}"#);
         assert!(!r.capturing());
-        r.end_script();
+        r.end_raw_text();
         r.script_tag(b" type=text/javascript");
         assert!(!r.capturing());
         assert_eq!(r.take(), PageMeta::default());

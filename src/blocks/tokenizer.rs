@@ -41,6 +41,7 @@ const KEY_LINK: TagKey = tag_key(b"link");
 const KEY_SCRIPT: TagKey = tag_key(b"script");
 const KEY_NOSCRIPT: TagKey = tag_key(b"noscript");
 const KEY_TEMPLATE: TagKey = tag_key(b"template");
+const KEY_TITLE: TagKey = tag_key(b"title");
 
 /// What an element's name says of its content (HTML's sectioning semantics; a `<figcaption>`
 /// is a picture's legend, not the running text).
@@ -178,7 +179,7 @@ impl Tokenizer {
         if !state.stopped {
             state.finish_block(limits);
         }
-        state.head.end_script();
+        state.head.end_raw_text();
         // The next page likely has about as many blocks: start it with that much room.
         let room = state.blocks.len().min(limits.max_blocks);
         Ok(std::mem::replace(
@@ -222,7 +223,7 @@ impl<'a> Pass<'a, '_> {
         // What the noscript's text left open ends with it: dropped content, and the elements
         // opened inside it.
         if state.dropping.take().is_some() {
-            state.head.end_script();
+            state.head.end_raw_text();
         }
         if let Some(i) = state.open.find(KEY_NOSCRIPT, |_| false) {
             state.open.pop_to(i + 1);
@@ -251,6 +252,10 @@ impl<'a> Sink<'a> for Pass<'a, '_> {
             TextKind::Script if state.head.capturing() => {
                 let text = self.text_of(start, end);
                 self.state.head.script_text(&text);
+            }
+            TextKind::Raw if state.head.capturing_title() => {
+                let text = self.text_of(start, end);
+                self.state.head.title_text(&text);
             }
             TextKind::Raw if state.noscript && state.dropping.is_none() => {
                 self.state.noscript = false;
@@ -478,6 +483,8 @@ impl State {
                 self.dropping = Some(Dropping { key, tag, nest: 1 });
                 if key == KEY_SCRIPT && !self.nested {
                     self.head.script_tag(token.attrs);
+                } else if key == KEY_TITLE && !self.nested {
+                    self.head.title_tag();
                 }
             }
             Tag::Foreign => {
@@ -578,7 +585,7 @@ impl State {
                     d.nest -= 1;
                     if d.nest == 0 {
                         self.dropping = None;
-                        self.head.end_script();
+                        self.head.end_raw_text();
                     }
                 }
                 return;

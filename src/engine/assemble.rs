@@ -85,7 +85,8 @@ pub(super) fn record(
         response_url: page.response_url,
         url_key: key.key,
         domain: key.domain,
-        title: page.title,
+        // The record's own title, else the page's `<title>`.
+        title: page.title.or(meta.title),
         text,
         markdown: output
             .markdown

@@ -5,14 +5,46 @@ use super::lookup::Evidence;
 use crate::blocks::Block;
 use crate::tree::{BlockFacts, Classifier, NodeFacts, Reason};
 
-/// What the classifier is told of each block, in block order.
-pub(super) fn facts<'b>(blocks: &'b [Block], evidence: &Evidence) -> Vec<BlockFacts<'b>> {
+/// What the classifier is told of each block, in block order; `title` is the page's title.
+pub(super) fn facts<'b>(
+    blocks: &'b [Block],
+    evidence: &Evidence,
+    title: Option<&str>,
+) -> Vec<BlockFacts<'b>> {
+    let title = title.map(words).unwrap_or_default();
     blocks
         .iter()
         .zip(&evidence.counts)
         .zip(&evidence.path_counts)
-        .map(|((b, &count), &path_count)| BlockFacts::of(b, count, path_count))
+        .map(|((b, &count), &path_count)| {
+            let mut facts = BlockFacts::of(b, count, path_count);
+            facts.titled = facts.heading && !title.is_empty() && {
+                let heading = words(&b.text);
+                !heading.is_empty() && contains_words(&title, &heading)
+            };
+            facts
+        })
         .collect()
+}
+
+/// The words of `text`: runs of letters and digits, lower-cased, each followed by a space.
+fn words(text: &str) -> String {
+    let mut out = String::new();
+    for word in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        out.extend(word.chars().flat_map(char::to_lowercase));
+        out.push(' ');
+    }
+    out
+}
+
+/// True when `inner`'s words (see [`words`]) appear in `outer`'s, in order and adjacent.
+fn contains_words(outer: &str, inner: &str) -> bool {
+    outer
+        .match_indices(inner)
+        .any(|(i, _)| i == 0 || outer.as_bytes()[i - 1] == b' ')
 }
 
 /// One reason per block, in block order.
@@ -20,10 +52,11 @@ pub(super) fn classify(
     classifier: &dyn Classifier,
     blocks: &[Block],
     evidence: &Evidence,
+    title: Option<&str>,
 ) -> Vec<Reason> {
     let mut reasons = Vec::with_capacity(blocks.len());
     classifier.classify(
-        &facts(blocks, evidence),
+        &facts(blocks, evidence, title),
         NodeFacts {
             support: evidence.choice.support,
             c_max: evidence.choice.c_max,
@@ -31,4 +64,26 @@ pub(super) fn classify(
         &mut reasons,
     );
     reasons
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{contains_words, words};
+
+    #[test]
+    fn a_heading_is_named_by_the_title_when_its_words_are_there_in_order() {
+        let title = words("Folding a Paper-Crane | Crafty Notes");
+        assert_eq!(title, "folding a paper crane crafty notes ");
+        for (heading, named) in [
+            ("Folding a paper crane", true),
+            ("CRAFTY NOTES", true),
+            ("Paper crane", true),
+            ("crane folding", false),
+            ("otes", false),
+            ("Crafty Notes 2", false),
+        ] {
+            assert_eq!(contains_words(&title, &words(heading)), named, "{heading}");
+        }
+        assert_eq!(words("Ünïcode — Straße"), "ünïcode straße ");
+    }
 }

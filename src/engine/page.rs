@@ -110,7 +110,8 @@ impl PageContext<'_> {
             self.changes,
         )?;
         let evidence = lookup::look_up(txn, self.classifier, &branch, &blocks, &learned)?;
-        let reasons = classify::classify(self.classifier, &blocks, &evidence);
+        let title = page.title.as_deref().or(meta.title.as_deref());
+        let reasons = classify::classify(self.classifier, &blocks, &evidence, title);
         self.stats.html_bytes += page.html.len() as u64;
         let (mut record, tally) = assemble::record(
             Classified {

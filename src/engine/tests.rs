@@ -144,7 +144,7 @@ fn stream(
         assert!(admit::is_duplicate(&held, &learned.fp));
         let evidence =
             lookup::look_up(&mut txn, classifier.as_ref(), &branch, &blocks, &learned).unwrap();
-        let reasons = classify::classify(classifier.as_ref(), &blocks, &evidence);
+        let reasons = classify::classify(classifier.as_ref(), &blocks, &evidence, None);
         let (record, tally) = assemble::record(
             Classified {
                 page,
@@ -231,4 +231,60 @@ fn hybrid_reads_path_counts_and_judges_a_first_page_alone() {
     );
     assert!(text.contains("Foxtrot is told"));
     assert!(!text.contains("Every page"));
+}
+
+/// A blog's post, the first page of its domain: the site's name is the page's `<h1>`, the post's
+/// title an `<h3>` that links to the post, as many blog themes render them.
+fn blog_post(title: Option<&str>) -> Vec<u8> {
+    let html = r#"<html><head><title>Crafty Notes: Folding a paper crane</title></head>
+<body><div id="outer-wrapper"><div id="header"><h1><a href="/">Crafty Notes</a></h1>
+<p class="description">Things people make out of paper.</p></div>
+<div id="main-wrapper"><div class="widget Blog" id="Blog1"><div class="blog-posts">
+<h2 class="date-header">Monday, March 3, 2025</h2>
+<div class="post"><h3 class="post-title"><a href="https://crafty.example.net/2025/03/crane.html">Folding a paper crane</a></h3>
+<div class="post-body"><p>Start with a square sheet, coloured side down, and fold it in half along both diagonals.</p>
+<p>Turn it over, fold it in half both ways, then collapse it along the creases into a small square base.</p>
+<p>Fold the lower edges of the top layer to the centre line, lift the bottom point and flatten it into a long diamond.</p></div>
+<div class="post-footer">Posted by Ann at 9:15 AM</div></div></div></div></div>
+<div id="sidebar-wrapper"><div class="widget"><h2>Blog Archive</h2><ul><li><a href="/2025/03/">March</a></li><li><a href="/2025/02/">February</a></li></ul></div></div>
+</div></body></html>"#;
+    let mut record = serde_json::json!({
+        "url": "https://crafty.example.net/2025/03/crane.html",
+        "html": html,
+        "fetched_at": "2025-03-03T10:00:00Z",
+    });
+    if let Some(title) = title {
+        record["title"] = title.into();
+    }
+    serde_json::to_vec(&record).unwrap()
+}
+
+#[test]
+fn the_heading_the_page_title_names_is_the_text_title() {
+    for title in [None, Some("Folding a paper crane | Crafty Notes")] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = crate::config::Config::default();
+        config.state.path = dir.path().to_owned();
+        let mut engine = super::Engine::open(&config).unwrap();
+        let bytes = blog_post(title);
+        let outcomes = engine
+            .process_batch(&[super::Input::new(&bytes, Source::line("test", 1))], None)
+            .unwrap();
+        let super::Outcome::Clean(record) = &outcomes[0] else {
+            panic!("{:?}", outcomes[0]);
+        };
+        assert!(
+            record
+                .text
+                .starts_with("Folding a paper crane\n\nStart with a square sheet"),
+            "{title:?}: {}",
+            record.text
+        );
+        assert!(!record.text.contains("Crafty Notes"), "{}", record.text);
+        // The record's own title, else the page's.
+        assert_eq!(
+            record.title.as_deref(),
+            Some(title.unwrap_or("Crafty Notes: Folding a paper crane"))
+        );
+    }
 }

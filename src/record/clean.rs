@@ -50,7 +50,8 @@ pub struct CleanRecord {
     pub url_key: String,
     /// The registrable domain.
     pub domain: String,
-    /// The page title, when known.
+    /// The page's title: the input record's `title`, else the page's own `<title>`; absent when
+    /// neither is given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// The main text.

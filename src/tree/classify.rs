@@ -98,6 +98,8 @@ pub struct BlockFacts<'a> {
     pub h1: bool,
     /// True when the block's container is a heading, `<h1>` to `<h6>`.
     pub heading: bool,
+    /// True when the block is a heading whose words the page's title holds, in order.
+    pub titled: bool,
 }
 
 impl<'a> BlockFacts<'a> {
@@ -118,6 +120,7 @@ impl<'a> BlockFacts<'a> {
             nested_article: block.nested_article,
             h1: container == "h1",
             heading: matches!(container.as_bytes(), [b'h', b'1'..=b'6']),
+            titled: false,
         }
     }
 }
@@ -201,6 +204,7 @@ mod tests {
             nested_article: false,
             h1: false,
             heading: false,
+            titled: false,
         }
     }
 

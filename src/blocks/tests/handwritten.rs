@@ -698,3 +698,30 @@ fn metadata_is_read_in_the_same_pass() {
     assert_eq!(meta.author.as_deref(), Some("Bo"));
     assert_eq!(meta.description, None);
 }
+
+#[test]
+fn the_first_title_of_the_page_is_its_title() {
+    let title = |html: &str| {
+        let mut t = Tokenizer::new(ParseLimits::default());
+        t.blocks(html.as_bytes()).expect("blocks");
+        t.take_meta().title
+    };
+    // Entities decoded, white space collapsed, markup inside it read as text (RCDATA).
+    assert_eq!(
+        title("<head><title>\n  Pots &amp; pans <b>| Kitchen</title></head><p>x</p>").as_deref(),
+        Some("Pots & pans <b>| Kitchen")
+    );
+    // The first non-empty one: an empty title, one inside SVG, one in a noscript's text, and a
+    // second title after the first are not the page's.
+    assert_eq!(
+        title("<svg><title>Chart</title></svg><title> </title><noscript><title>N</title></noscript><title>Page</title><title>Other</title>")
+            .as_deref(),
+        Some("Page")
+    );
+    // A title cut off by the end of the page is still read; a page without one has none.
+    assert_eq!(title("<title>Unfinished").as_deref(), Some("Unfinished"));
+    assert_eq!(title("<p>No title here.</p>"), None);
+    // Bounded: a title of a million characters keeps at most the longest value.
+    let long = title(&format!("<title>{}</title>", "ab ".repeat(1 << 20))).unwrap();
+    assert_eq!(long.chars().count(), crate::blocks::MAX_VALUE_CHARS);
+}

@@ -26,6 +26,7 @@ pub fn block(
         nested_article: false,
         h1: false,
         heading: false,
+        titled: false,
     }
 }
 

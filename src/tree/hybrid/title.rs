@@ -1,14 +1,21 @@
-//! Title: the page's `<h1>` nearest before the main text is the text's title, kept even when it
-//! sits outside the main subtree (most gold standards keep the headline) or its words are links (a
-//! reference page's title is the item's path, each part a link to its parent; a blog's headline
+//! Title: the page's headline nearest before the main text is the text's title, kept even when
+//! it sits outside the main subtree (most gold standards keep the headline) or its words are links
+//! (a reference page's title is the item's path, each part a link to its parent; a blog's headline
 //! links to the post itself), unless the markup dropped it.
+//!
+//! A headline is an `<h1>`, or a heading whose words the page's `<title>` holds, in order, inside
+//! the same marked region as the text (or none). Many blog and news themes give the site's name
+//! the `<h1>` and the post's title an `<h2>` or `<h3>` just above the post; the page's `<title>`
+//! names the post ("Post title | Site"), and the post's heading is the nearer of the two. A
+//! heading in a region around the text (a sidebar's "In std::ffi") that the title happens to
+//! name is not the text's.
 //!
 //! The tree's verdict on it stands but for one case. A block identity that ignores digits makes
 //! the heads of numbered pages one block: "Django 2.0.13 release notes", its date and its "fixes
 //! several bugs in 2.0.12" are counted on every release page, like the site's name. Yet the
 //! template sits at the page's edges, while the text's head leads into the text inside the
 //! element that holds them both (a document's section: its heading, its date line, its summary,
-//! then its body). So a repeated `<h1>` whose parent element holds the first kept block is the
+//! then its body). So a repeated headline whose parent element holds the first kept block is the
 //! title when everything between them lies inside that element too, and what lies there is the
 //! text's head: kept whether the tree counted it as repeated, its path made it a template slot (a
 //! short date in a paragraph's path) or the main subtree settled on the section after it (what
@@ -19,15 +26,16 @@
 
 use crate::tree::{BlockFacts, Reason};
 
-/// Keeps the nearest `<h1>` before the first kept block when the main subtree, a template path or
-/// its link density left it out; when the tree counted it as repeated, keeps it and the blocks
+/// Keeps the nearest headline before the first kept block when the main subtree, a template path
+/// or its link density left it out; when the tree counted it as repeated, keeps it and the blocks
 /// after it when its parent element holds them and the first kept block, and each of them was
 /// dropped as repeated, as a template slot or as outside the main subtree.
 pub fn keep_title(blocks: &[BlockFacts<'_>], out: &mut [Reason]) {
     let Some(first) = out.iter().position(|r| *r == Reason::Unique) else {
         return;
     };
-    let Some(h) = (0..first).rev().find(|&i| blocks[i].h1) else {
+    let headline = |b: &BlockFacts<'_>| b.h1 || (b.titled && b.marker == blocks[first].marker);
+    let Some(h) = (0..first).rev().find(|&i| headline(&blocks[i])) else {
         return;
     };
     match out[h] {
