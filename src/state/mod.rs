@@ -129,8 +129,12 @@ pub struct Store {
     hot: hot::HotCounters,
     pending: Mutex<journal::Pending>,
     journal_counters: usize,
-    /// Options of the table files ingested into the column families.
-    table_files: Options,
+    /// Options of the table files of bulk loads, which stay where they land: compressed as a
+    /// flush compresses.
+    load_files: Options,
+    /// Options of the counter journal's folds, which land in level 0 and which compactions soon
+    /// rewrite (and compress) into the last level: not compressed, a fifth of a fold's cost.
+    fold_files: Options,
     low_water: Arc<low_water::LowWater>,
     path: PathBuf,
     sync: bool,
@@ -213,7 +217,8 @@ impl Store {
             hot: hot::HotCounters::with_bytes(options.hot_counters_bytes),
             pending: Mutex::new(pending),
             journal_counters: options.journal_counters,
-            table_files: table_file::options(),
+            load_files: table_file::options(DBCompressionType::Lz4),
+            fold_files: table_file::options(DBCompressionType::None),
             low_water,
             path: options.path.clone(),
             sync: options.sync,
@@ -271,7 +276,13 @@ impl Store {
         let fold = pending.fold();
         let mark = std::iter::once((&journal::FOLDED[..], Write::Put(fold.mark.to_vec())));
         let ops = fold.ops.iter().map(|(key, op)| (&key[..], op.write()));
-        self.ingest("counts", mark.chain(ops))?;
+        table_file::ingest(
+            &self.db,
+            &self.path,
+            &self.fold_files,
+            "counts",
+            mark.chain(ops),
+        )?;
         pending.folded();
         let (from, to) = fold.records;
         self.db
@@ -279,13 +290,14 @@ impl Store {
             .map_err(db_err("deleting folded journal records"))
     }
 
-    /// Ingests `entries` (keys strictly increasing) into column family `cf` as one table file.
+    /// Ingests `entries` (keys strictly increasing) into column family `cf` as one table file of
+    /// a bulk load.
     pub(crate) fn ingest<K: AsRef<[u8]>>(
         &self,
         cf: &'static str,
         entries: impl Iterator<Item = (K, Write)>,
     ) -> Result<(), StateError> {
-        table_file::ingest(&self.db, &self.path, &self.table_files, cf, entries)
+        table_file::ingest(&self.db, &self.path, &self.load_files, cf, entries)
     }
 
     /// The bound of the counter journal (see [`StateOptions::journal_counters`]).

@@ -8,16 +8,16 @@ use rocksdb::{SstFileWriter, DB};
 
 use super::{counter, db_err, StateError, Write};
 
-/// Options of the table files written here: the block format, bloom filter and compression of
-/// the column families' own level-0 files, so a lookup in an ingested file costs what it costs
-/// in a flushed one.
-pub fn options() -> Options {
+/// Options of the table files written here: the block format and bloom filter of the column
+/// families' own files, so a lookup in an ingested file costs what it costs in a flushed one, and
+/// `compression`.
+pub fn options(compression: DBCompressionType) -> Options {
     let mut table = BlockBasedOptions::default();
     table.set_bloom_filter(10.0, false);
     table.set_cache_index_and_filter_blocks(true);
     let mut opts = Options::default();
     opts.set_block_based_table_factory(&table);
-    opts.set_compression_type(DBCompressionType::Lz4);
+    opts.set_compression_type(compression);
     opts
 }
 
