@@ -17,6 +17,22 @@ fn fingerprint(n: u8) -> (NodeId, Fingerprint) {
     (branch.root(), fp)
 }
 
+/// A store in `dir` with the default options, the test pages `pages` inserted one batch each.
+fn store_with(dir: &tempfile::TempDir, pages: std::ops::Range<u8>) -> (StateOptions, Store) {
+    let options = StateOptions {
+        path: dir.path().to_owned(),
+        ..StateOptions::default()
+    };
+    let store = Store::open(&options).unwrap();
+    for n in pages {
+        let mut txn = store.begin();
+        let (root, fp) = fingerprint(n);
+        txn.insert(root, &fp).unwrap();
+        txn.commit().unwrap();
+    }
+    (options, store)
+}
+
 fn journal_records(store: &Store) -> Vec<KeyValue> {
     entries(store.db(), "journal", "reading the journal").unwrap()
 }
@@ -38,17 +54,7 @@ fn reads(store: &Store) -> Vec<u64> {
 #[test]
 fn records_a_fold_left_behind_are_skipped_and_deleted_when_the_store_opens() {
     let dir = tempfile::tempdir().unwrap();
-    let options = StateOptions {
-        path: dir.path().to_owned(),
-        ..StateOptions::default()
-    };
-    let store = Store::open(&options).unwrap();
-    for n in 0..4 {
-        let mut txn = store.begin();
-        let (root, fp) = fingerprint(n);
-        txn.insert(root, &fp).unwrap();
-        txn.commit().unwrap();
-    }
+    let (options, store) = store_with(&dir, 0..4);
     let records = journal_records(&store);
     assert_eq!(records.len(), 4, "one record per batch");
     let want = reads(&store);
@@ -80,15 +86,7 @@ fn records_a_fold_left_behind_are_skipped_and_deleted_when_the_store_opens() {
 #[test]
 fn the_fold_mark_is_no_counter() {
     let dir = tempfile::tempdir().unwrap();
-    let options = StateOptions {
-        path: dir.path().to_owned(),
-        ..StateOptions::default()
-    };
-    let store = Store::open(&options).unwrap();
-    let mut txn = store.begin();
-    let (root, fp) = fingerprint(0);
-    txn.insert(root, &fp).unwrap();
-    txn.commit().unwrap();
+    let (_, store) = store_with(&dir, 0..1);
     store.compact().unwrap();
     let counts = store.cf("counts").unwrap();
     // Kept by compactions, left out of the logical state.
