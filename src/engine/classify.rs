@@ -11,36 +11,46 @@ pub(super) fn facts<'b>(
     evidence: &Evidence,
     title: Option<&str>,
 ) -> Vec<BlockFacts<'b>> {
-    let title = title.map(words).unwrap_or_default();
+    let mut title_words = String::new();
+    words_into(title.unwrap_or_default(), &mut title_words);
+    let mut heading = String::new();
     blocks
         .iter()
         .zip(&evidence.counts)
         .zip(&evidence.path_counts)
         .map(|((b, &count), &path_count)| {
             let mut facts = BlockFacts::of(b, count, path_count);
-            facts.titled = facts.heading && !title.is_empty() && {
-                let heading = words(&b.text);
-                !heading.is_empty() && contains_words(&title, &heading)
-            };
+            // A heading longer than the title cannot be named by it.
+            facts.titled = facts.heading
+                && !title_words.is_empty()
+                && b.text.len() <= 4 * title_words.len()
+                && {
+                    words_into(&b.text, &mut heading);
+                    !heading.is_empty() && contains_words(&title_words, &heading)
+                };
             facts
         })
         .collect()
 }
 
-/// The words of `text`: runs of letters and digits, lower-cased, each followed by a space.
-fn words(text: &str) -> String {
-    let mut out = String::new();
+/// The words of `text` into `out` (cleared first): runs of letters and digits, lower-cased, each
+/// followed by a space.
+fn words_into(text: &str, out: &mut String) {
+    out.clear();
     for word in text
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
     {
-        out.extend(word.chars().flat_map(char::to_lowercase));
+        if word.is_ascii() {
+            out.extend(word.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+        } else {
+            out.extend(word.chars().flat_map(char::to_lowercase));
+        }
         out.push(' ');
     }
-    out
 }
 
-/// True when `inner`'s words (see [`words`]) appear in `outer`'s, in order and adjacent.
+/// True when `inner`'s words (see [`words_into`]) appear in `outer`'s, in order and adjacent.
 fn contains_words(outer: &str, inner: &str) -> bool {
     outer
         .match_indices(inner)
@@ -68,7 +78,13 @@ pub(super) fn classify(
 
 #[cfg(test)]
 mod tests {
-    use super::{contains_words, words};
+    use super::{contains_words, words_into};
+
+    fn words(text: &str) -> String {
+        let mut out = String::new();
+        words_into(text, &mut out);
+        out
+    }
 
     #[test]
     fn a_heading_is_named_by_the_title_when_its_words_are_there_in_order() {
