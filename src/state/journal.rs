@@ -100,15 +100,6 @@ impl Op {
             ))),
         }
     }
-
-    /// The write that applies this operation.
-    pub fn write(&self) -> Write {
-        match self {
-            Op::Add(delta) => Write::Merge(*delta),
-            Op::Set(Some(value)) => Write::Put(value.as_bytes().to_vec()),
-            Op::Set(None) => Write::Delete,
-        }
-    }
 }
 
 /// One batch's counter writes as operations, in the batch's order; an error names a value too
@@ -250,6 +241,13 @@ pub struct Fold {
     pub mark: [u8; 8],
     /// The journal records they come from, `from..to`, deleted once they are in.
     pub records: ([u8; 8], [u8; 8]),
+}
+
+impl Fold {
+    /// The operation that writes the fold mark.
+    pub fn mark_op(&self) -> Op {
+        Op::Set(Value::new(&self.mark))
+    }
 }
 
 const TAG_MERGE: u8 = 0;
@@ -417,6 +415,7 @@ mod tests {
             ]
         );
         assert_eq!(fold.mark, 7u64.to_be_bytes());
+        assert_eq!(fold.mark_op(), Op::Set(Value::new(&7u64.to_be_bytes())));
         assert_eq!(fold.records, (0u64.to_be_bytes(), 7u64.to_be_bytes()));
         pending.folded();
         assert!(pending.is_empty());

@@ -240,10 +240,7 @@ impl Store {
     }
 
     pub(crate) fn cf(&self, name: &'static str) -> Result<&ColumnFamily, StateError> {
-        self.db.cf_handle(name).ok_or_else(|| StateError::Corrupt {
-            cf: name,
-            detail: "column family missing".into(),
-        })
+        handle(&self.db, name)
     }
 
     pub(crate) fn db(&self) -> &DB {
@@ -274,8 +271,8 @@ impl Store {
             return Ok(());
         }
         let fold = pending.fold();
-        let mark = std::iter::once((&journal::FOLDED[..], Write::Put(fold.mark.to_vec())));
-        let ops = fold.ops.iter().map(|(key, op)| (&key[..], op.write()));
+        let mark = std::iter::once((&journal::FOLDED[..], fold.mark_op()));
+        let ops = fold.ops.iter().map(|(key, op)| (&key[..], *op));
         table_file::ingest(
             &self.db,
             &self.path,
@@ -488,37 +485,37 @@ impl Store {
 /// The journaled counter writes of a database not yet folded, from its `journal` records and
 /// the fold mark in `counts`; the records a fold left behind are deleted.
 fn pending_of(db: &DB) -> Result<journal::Pending, StateError> {
-    let counts = db.cf_handle("counts").ok_or_else(|| StateError::Corrupt {
-        cf: "counts",
-        detail: "column family missing".into(),
-    })?;
     let mark = db
-        .get_cf(&counts, journal::FOLDED)
+        .get_cf(handle(db, "counts")?, journal::FOLDED)
         .map_err(db_err("reading the journal's fold mark"))?;
     let folded = journal::folded_of(mark.as_deref())?;
     let records = entries(db, "journal", "reading the counter journal")?;
     let (pending, skipped) =
         journal::Pending::load(records.iter().map(|(k, v)| (&k[..], &v[..])), folded)?;
     if skipped {
-        let journal = db.cf_handle("journal").ok_or_else(|| StateError::Corrupt {
-            cf: "journal",
-            detail: "column family missing".into(),
-        })?;
-        db.delete_range_cf(&journal, 0u64.to_be_bytes(), folded.to_be_bytes())
-            .map_err(db_err("deleting folded journal records"))?;
+        db.delete_range_cf(
+            handle(db, "journal")?,
+            0u64.to_be_bytes(),
+            folded.to_be_bytes(),
+        )
+        .map_err(db_err("deleting folded journal records"))?;
     }
     Ok(pending)
 }
 
 /// Every entry of column family `name`, in key order (`op` names the read in an error).
 fn entries(db: &DB, name: &'static str, op: &'static str) -> Result<Vec<KeyValue>, StateError> {
-    let cf = db.cf_handle(name).ok_or_else(|| StateError::Corrupt {
-        cf: name,
-        detail: "column family missing".into(),
-    })?;
-    db.iterator_cf(&cf, rocksdb::IteratorMode::Start)
+    db.iterator_cf(handle(db, name)?, rocksdb::IteratorMode::Start)
         .map(|item| item.map_err(db_err(op)))
         .collect()
+}
+
+/// The handle of column family `name` of `db`; every column family is created when it opens.
+pub(crate) fn handle<'a>(db: &'a DB, name: &'static str) -> Result<&'a ColumnFamily, StateError> {
+    db.cf_handle(name).ok_or_else(|| StateError::Corrupt {
+        cf: name,
+        detail: "column family missing".into(),
+    })
 }
 
 /// A key and its value, as an iterator reads them.
