@@ -231,8 +231,10 @@ proptest! {
         prop_assert_eq!(&dump(&store), &streamed);
         // Compacted: the tallies of forgotten documents left in place are gone from disk too.
         prop_assert_eq!(store.stale_tallies().unwrap(), 0);
+        // A stream that folded its journal keeps the fold mark, which a fresh state that never
+        // folded lacks: when nothing else is left, a table file of its own (about 1.1 KB).
         let (a, b) = (store.sizes().unwrap().sst_bytes, fresh.sizes().unwrap().sst_bytes);
-        prop_assert!(a + b / 100 + 512 >= b && a <= b + b / 5 + 512, "streamed {} bytes, fresh {} bytes", a, b);
+        prop_assert!(a + b / 100 + 512 >= b && a <= b + b / 5 + 1536, "streamed {} bytes, fresh {} bytes", a, b);
     }
 }
 
