@@ -1,5 +1,5 @@
 //! The counter journal: a batch's `counts` writes kept as one record, folded into the counters
-//! as one table file once many batches have piled up.
+//! as one ingestion of table files once many batches have piled up.
 //!
 //! Most of a page's writes are counters of template blocks at the nodes of its branch, and the
 //! next pages of the same site write the same counters again. Written key by key, each batch
@@ -7,13 +7,13 @@
 //! again. So a batch's counter writes go into the `journal` column family as one record, in the
 //! same atomic write as the batch's documents and progress; in memory, [`Pending`] holds every
 //! journaled write not yet folded, one operation per counter. Once it holds the journal's bound
-//! of counters, the operations are sorted and written as one table file that RocksDB ingests into
-//! `counts` (no memtable, no write-ahead log, no flush): a counter that twenty batches touched is
+//! of counters, the operations are sorted and written as table files (one per slice of the key
+//! space) that RocksDB ingests into `counts` at once (no memtable, no write-ahead log, no flush): a counter that twenty batches touched is
 //! written once, and a delta that came back to zero not at all.
 //!
 //! Guarantees: the value of a counter is its value in `counts` with its pending operation applied
-//! ([`Pending::overlay`]). The table file also holds the fold mark ([`FOLDED`]): the sequence of
-//! the first journal record it does not hold. The file goes in whole or not at all, so a restart
+//! ([`Pending::overlay`]). The table files also hold the fold mark ([`FOLDED`]): the sequence of
+//! the first journal record they do not hold. The files go in all or none, so a restart
 //! (which rebuilds [`Pending`] from the records at or after the mark, [`Pending::load`]) neither
 //! loses nor applies twice any write, whether or not the folded records were deleted before it.
 

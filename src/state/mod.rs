@@ -3,9 +3,10 @@
 //!
 //! [`Store`] owns the database; [`Txn`] collects one batch's changes with read-your-writes, so page
 //! *k* of a batch is classified against pages `< k` of the same batch before anything is written.
-//! A batch's counter writes go in as one [`journal`] record, folded into the counters as one
-//! ingested [`table_file`] once many batches have piled up, so a counter that many batches touch
-//! is written once.
+//! A batch's counter writes go in as one [`journal`] record, folded into the counters as ingested
+//! table files (one per slice of the key space, see `table_file`) once many batches have piled up,
+//! so a counter that many batches touch is written once; each fold is followed by the compaction
+//! of one slice ([`Store::compact_slice`]).
 
 pub mod counter;
 pub mod hot;
@@ -19,6 +20,7 @@ mod tests;
 mod txn;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use rocksdb::{
@@ -136,6 +138,9 @@ pub struct Store {
     /// rewrite (and compress) into the last level: not compressed, a fifth of a fold's cost.
     fold_files: Options,
     low_water: Arc<low_water::LowWater>,
+    /// A fold happened since the last compaction of a slice of `counts` (see
+    /// [`Store::compact_if_due`]).
+    compaction_due: AtomicBool,
     path: PathBuf,
     sync: bool,
 }
@@ -170,6 +175,13 @@ impl Store {
                 // above the last are left empty, so a fold lands in level 0 and compactions
                 // merge it into the last level, where forgotten counters are dropped.
                 cf_opts.set_level_compaction_dynamic_level_bytes(true);
+                // A fold leaves one file per slice in level 0, and each fold compacts the fullest
+                // slice (`compact_slice`), which keeps at most SLICES * (SLICES + 1) / 2 there.
+                // RocksDB's own compaction of level 0 only steps in past that, for files no fold
+                // made (flushes with the journal off, bulk loads).
+                cf_opts.set_level_zero_file_num_compaction_trigger(
+                    (table_file::SLICES * table_file::SLICES) as i32,
+                );
                 // Classifying a page looks up every block at one node, and most blocks of a new
                 // page are in no memtable: a whole-key bloom filter answers those misses without
                 // searching the skip list.
@@ -220,6 +232,7 @@ impl Store {
             load_files: table_file::options(DBCompressionType::Lz4),
             fold_files: table_file::options(DBCompressionType::None),
             low_water,
+            compaction_due: AtomicBool::new(false),
             path: options.path.clone(),
             sync: options.sync,
         })
@@ -263,7 +276,7 @@ impl Store {
     }
 
     /// Folds `pending`, this store's journal, into `counts`: its operations and the fold mark as
-    /// one ingested table file, then the deletion of the records it folded. A failure before the
+    /// ingested table files (all or none), then the deletion of the records it folded. A failure before the
     /// file is in changes nothing; after it, the records left behind are before the mark, and
     /// the next open deletes them.
     pub(crate) fn fold_pending(&self, pending: &mut journal::Pending) -> Result<(), StateError> {
@@ -284,11 +297,54 @@ impl Store {
         let (from, to) = fold.records;
         self.db
             .delete_range_cf(self.cf("journal")?, from, to)
-            .map_err(db_err("deleting folded journal records"))
+            .map_err(db_err("deleting folded journal records"))?;
+        self.compaction_due.store(true, Ordering::Relaxed);
+        Ok(())
     }
 
-    /// Ingests `entries` (keys strictly increasing) into column family `cf` as one table file of
-    /// a bulk load.
+    /// Compacts one slice of `counts` ([`Store::compact_slice`]) if a fold happened since the
+    /// last one. A commit calls it once the journal is half full again, so that a batch pays
+    /// for a fold or for a compaction, never both: each fold is followed by one compaction,
+    /// half a journal later. A failure is logged and leaves the turn to the next fold (the
+    /// batch is committed by then).
+    pub(crate) fn compact_if_due(&self) {
+        if self.compaction_due.swap(false, Ordering::Relaxed) {
+            if let Err(error) = self.compact_slice() {
+                tracing::warn!(%error, "compacting a slice of the counters failed");
+            }
+        }
+    }
+
+    /// Compacts the slice of `counts` (see [`table_file::SLICES`]) with the most files in level
+    /// 0: those files, with the part of the last level they overlap, and not the last level on
+    /// its own. A fold leaves a file in every slice, and in turn the slice that waited longest is
+    /// merged, so each slice is merged once every [`table_file::SLICES`] folds: a compaction
+    /// rewrites a slice of the counters instead of all of them every few folds, and the cost of
+    /// keeping level 0 short is spread evenly over the folds. Chosen from the files
+    /// as they are, the turn needs no bookkeeping and picks up where it was after a restart.
+    fn compact_slice(&self) -> Result<(), StateError> {
+        let files = self
+            .db
+            .live_files()
+            .map_err(db_err("listing the table files"))?;
+        let level0 = files
+            .iter()
+            .filter(|f| f.column_family_name == "counts" && f.level == 0)
+            .map(|f| (f.start_key.as_deref(), f.end_key.as_deref()));
+        let Some(slice) = table_file::fullest_slice(level0) else {
+            return Ok(());
+        };
+        let mut opts = rocksdb::CompactOptions::default();
+        opts.set_exclusive_manual_compaction(false);
+        opts.set_bottommost_level_compaction(rocksdb::BottommostLevelCompaction::Skip);
+        let (from, to) = table_file::slice_range(slice);
+        self.db
+            .compact_range_cf_opt(self.cf("counts")?, from, to, &opts);
+        Ok(())
+    }
+
+    /// Ingests `entries` (keys strictly increasing) into column family `cf` as the table files of
+    /// a bulk load (all or none).
     pub(crate) fn ingest<K: AsRef<[u8]>>(
         &self,
         cf: &'static str,

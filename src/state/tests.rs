@@ -99,3 +99,60 @@ fn the_fold_mark_is_no_counter() {
     );
     assert_eq!(store.stale_tallies().unwrap(), 0);
 }
+
+#[test]
+fn folds_leave_a_file_per_slice_and_each_fold_is_followed_by_the_compaction_of_the_fullest() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = StateOptions {
+        path: dir.path().to_owned(),
+        journal_counters: 64,
+        ..StateOptions::default()
+    };
+    let store = Store::open(&options).unwrap();
+    let level0 = |store: &Store| -> Vec<(usize, usize)> {
+        let files = store.db().live_files().unwrap();
+        files
+            .iter()
+            .filter(|f| f.column_family_name == "counts" && f.level == 0)
+            .map(|f| {
+                let slice = |key: &Option<Vec<u8>>| table_file::slice_of(key.as_deref().unwrap());
+                (slice(&f.start_key), slice(&f.end_key))
+            })
+            .collect()
+    };
+    let mut most = 0;
+    for n in 0..240u8 {
+        let mut txn = store.begin();
+        let (root, fp) = fingerprint(n);
+        txn.insert(root, &fp).unwrap();
+        txn.commit().unwrap();
+        let files = level0(&store);
+        assert!(files.iter().all(|(from, to)| from == to), "{files:?}");
+        most = most.max(files.len());
+    }
+    let slices = table_file::SLICES;
+    // Folds pile files up in level 0, and the compactions keep them to what the turn allows.
+    assert!(most > slices, "{most}");
+    assert!(most <= slices * (slices + 1) / 2, "{most}");
+    // The counters read as those of a store that writes them directly, before and after a
+    // full compaction.
+    let direct_dir = tempfile::tempdir().unwrap();
+    let direct = Store::open(&StateOptions {
+        path: direct_dir.path().to_owned(),
+        journal_counters: 0,
+        ..StateOptions::default()
+    })
+    .unwrap();
+    for n in 0..240u8 {
+        let mut txn = direct.begin();
+        let (root, fp) = fingerprint(n);
+        txn.insert(root, &fp).unwrap();
+        txn.commit().unwrap();
+    }
+    let want = reads(&direct);
+    assert!(want.contains(&240), "{want:?}");
+    assert_eq!(reads(&store), want);
+    store.compact().unwrap();
+    assert_eq!(reads(&store), want);
+    assert_eq!(store.dump().unwrap(), direct.dump().unwrap());
+}

@@ -669,9 +669,12 @@ impl<'s> Txn<'s> {
         // directly: with the journal off, or when a range deletion must come after the writes
         // journaled before it.
         let direct = store.journal_counters() == 0 || !emptied.is_empty();
-        if direct || pending.len() >= store.journal_counters() {
+        let bound = store.journal_counters();
+        if direct || pending.len() >= bound {
             store.fold_pending(&mut pending)?;
         }
+        // Half a journal after a fold, its compaction (see `Store::compact_if_due`).
+        let maintain = !direct && pending.len() >= bound / 2;
         if direct {
             for root in &emptied {
                 let (from, to) = root_range(*root);
@@ -737,6 +740,9 @@ impl<'s> Txn<'s> {
             store.hot().clear();
         }
         self.set_low_water();
+        if maintain {
+            store.compact_if_due();
+        }
         Ok(())
     }
 }
