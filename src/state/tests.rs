@@ -24,13 +24,18 @@ fn store_with(dir: &tempfile::TempDir, pages: std::ops::Range<u8>) -> (StateOpti
         ..StateOptions::default()
     };
     let store = Store::open(&options).unwrap();
+    insert(&store, pages);
+    (options, store)
+}
+
+/// Inserts the test pages `pages`, one batch each.
+fn insert(store: &Store, pages: std::ops::Range<u8>) {
     for n in pages {
         let mut txn = store.begin();
         let (root, fp) = fingerprint(n);
         txn.insert(root, &fp).unwrap();
         txn.commit().unwrap();
     }
-    (options, store)
 }
 
 fn journal_records(store: &Store) -> Vec<KeyValue> {
@@ -122,10 +127,7 @@ fn folds_leave_a_file_per_slice_and_each_fold_is_followed_by_the_compaction_of_t
     };
     let mut most = 0;
     for n in 0..240u8 {
-        let mut txn = store.begin();
-        let (root, fp) = fingerprint(n);
-        txn.insert(root, &fp).unwrap();
-        txn.commit().unwrap();
+        insert(&store, n..n + 1);
         let files = level0(&store);
         assert!(files.iter().all(|(from, to)| from == to), "{files:?}");
         most = most.max(files.len());
@@ -143,12 +145,7 @@ fn folds_leave_a_file_per_slice_and_each_fold_is_followed_by_the_compaction_of_t
         ..StateOptions::default()
     })
     .unwrap();
-    for n in 0..240u8 {
-        let mut txn = direct.begin();
-        let (root, fp) = fingerprint(n);
-        txn.insert(root, &fp).unwrap();
-        txn.commit().unwrap();
-    }
+    insert(&direct, 0..240);
     let want = reads(&direct);
     assert!(want.contains(&240), "{want:?}");
     assert_eq!(reads(&store), want);
