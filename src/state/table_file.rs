@@ -3,7 +3,7 @@
 //!
 //! The writes are cut into one file per [slice](SLICES) of the key space, so that a compaction
 //! can take one slice of what the folds left in level 0, with the part of the last level beside
-//! it, instead of all of both at once (see `Store::fold_pending`).
+//! it, instead of all of both at once (see `Store::compact_slice`).
 
 use std::path::{Path, PathBuf};
 
