@@ -8,8 +8,9 @@
 //! same atomic write as the batch's documents and progress; in memory, [`Pending`] holds every
 //! journaled write not yet folded, one operation per counter. Once it holds the journal's bound
 //! of counters, the operations are sorted and written as table files (one per slice of the key
-//! space) that RocksDB ingests into `counts` at once (no memtable, no write-ahead log, no flush): a counter that twenty batches touched is
-//! written once, and a delta that came back to zero not at all.
+//! space) that RocksDB ingests into `counts` at once (no memtable, no write-ahead log, no flush):
+//! a counter that twenty batches touched is written once, and a delta that came back to zero not
+//! at all.
 //!
 //! Guarantees: the value of a counter is its value in `counts` with its pending operation applied
 //! ([`Pending::overlay`]). The table files also hold the fold mark ([`FOLDED`]): the sequence of

@@ -276,9 +276,10 @@ impl Store {
     }
 
     /// Folds `pending`, this store's journal, into `counts`: its operations and the fold mark as
-    /// ingested table files (all or none), then the deletion of the records it folded. A failure before the
-    /// file is in changes nothing; after it, the records left behind are before the mark, and
-    /// the next open deletes them.
+    /// ingested table files (all or none), then the deletion of the records it folded. A failure
+    /// before the files are in changes nothing; after it, the records left behind are before the
+    /// mark, and the next open deletes them. The fold makes a compaction due
+    /// ([`Store::compact_if_due`]).
     pub(crate) fn fold_pending(&self, pending: &mut journal::Pending) -> Result<(), StateError> {
         if pending.is_empty() {
             return Ok(());
