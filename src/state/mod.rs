@@ -178,10 +178,13 @@ impl Store {
                 // A fold leaves one file per slice in level 0, and each fold compacts the fullest
                 // slice (`compact_slice`), which keeps at most SLICES * (SLICES + 1) / 2 there.
                 // RocksDB's own compaction of level 0 only steps in past that, for files no fold
-                // made (flushes with the journal off, bulk loads).
-                cf_opts.set_level_zero_file_num_compaction_trigger(
-                    (table_file::SLICES * table_file::SLICES) as i32,
-                );
+                // made (bulk loads). With the journal off, the memtable's flushes fill level 0
+                // and RocksDB compacts it as it does by default.
+                if options.journal_counters > 0 {
+                    cf_opts.set_level_zero_file_num_compaction_trigger(
+                        (table_file::SLICES * table_file::SLICES) as i32,
+                    );
+                }
                 // Classifying a page looks up every block at one node, and most blocks of a new
                 // page are in no memtable: a whole-key bloom filter answers those misses without
                 // searching the skip list.
