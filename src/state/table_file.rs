@@ -113,7 +113,7 @@ pub fn ingest<K: AsRef<[u8]>, E: Entry>(
         }
         let mut ingest = IngestExternalFileOptions::default();
         ingest.set_move_files(true);
-        db.ingest_external_file_cf_opts(handle, &ingest, paths.clone())
+        db.ingest_external_file_cf_opts(handle, &ingest, paths.iter().collect())
             .map_err(db_err("ingesting table files"))
     });
     if ingested.is_err() {

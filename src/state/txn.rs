@@ -668,8 +668,8 @@ impl<'s> Txn<'s> {
         // The journal is folded first when it is full, and when the batch writes its counters
         // directly: with the journal off, or when a range deletion must come after the writes
         // journaled before it.
-        let direct = store.journal_counters() == 0 || !emptied.is_empty();
         let bound = store.journal_counters();
+        let direct = bound == 0 || !emptied.is_empty();
         if direct || pending.len() >= bound {
             store.fold_pending(&mut pending)?;
         }
