@@ -116,19 +116,19 @@ fn forget(
         if held <= retention.min_keep && held <= retention.max_docs {
             return Ok(forgotten);
         }
-        let Some(oldest) = txn.oldest(domain)? else {
+        let Some((seq, oldest)) = txn.oldest(domain)? else {
             return Ok(forgotten);
         };
         if !retention.evicts(held, oldest.time_ms, meta.newest_ms) {
             return Ok(forgotten);
         }
-        if let Some(gone) = txn.forget_oldest(domain)? {
-            changes.push(Change {
-                key: seen_key(domain, &gone.url_key),
-                fingerprint: None,
-                offset,
-            });
-        }
+        // Read once: the document found is the one forgotten.
+        txn.forget(domain, seq, &oldest)?;
+        changes.push(Change {
+            key: seen_key(domain, &oldest.url_key),
+            fingerprint: None,
+            offset,
+        });
         forgotten += 1;
     }
 }

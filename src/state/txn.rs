@@ -154,15 +154,16 @@ impl<'s> Txn<'s> {
             })
     }
 
-    /// The oldest retained document of `domain`, if any. Skips the gaps before it, for good.
-    pub fn oldest(&mut self, domain: NodeId) -> Result<Option<Fingerprint>, StateError> {
+    /// The oldest retained document of `domain` with its sequence number, if any. Skips the gaps
+    /// before it, for good.
+    pub fn oldest(&mut self, domain: NodeId) -> Result<Option<(u64, Fingerprint)>, StateError> {
         loop {
             let mut meta = self.domain(domain)?;
             if meta.held() == 0 {
                 return Ok(None);
             }
             if let Some(fp) = self.doc(domain, meta.first_seq)? {
-                return Ok(Some(fp));
+                return Ok(Some((meta.first_seq, fp)));
             }
             if meta.gaps == 0 {
                 return Err(StateError::Corrupt {
@@ -179,10 +180,9 @@ impl<'s> Txn<'s> {
     /// Forgets the oldest document of `domain`, decrementing exactly what inserting it incremented.
     /// Returns the forgotten fingerprint, or `None` when the domain holds nothing.
     pub fn forget_oldest(&mut self, domain: NodeId) -> Result<Option<Fingerprint>, StateError> {
-        let Some(fp) = self.oldest(domain)? else {
+        let Some((seq, fp)) = self.oldest(domain)? else {
             return Ok(None);
         };
-        let seq = self.domain(domain)?.first_seq;
         self.forget(domain, seq, &fp)?;
         Ok(Some(fp))
     }
