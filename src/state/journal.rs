@@ -180,6 +180,11 @@ impl Pending {
         self.first == self.next
     }
 
+    /// The keys of every pending operation.
+    pub fn keys(&self) -> impl Iterator<Item = &[u8; 16]> {
+        self.ops.keys()
+    }
+
     /// The key of the next journal record.
     pub fn next_key(&self) -> [u8; 8] {
         self.next.to_be_bytes()

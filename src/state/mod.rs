@@ -13,6 +13,7 @@ pub mod hot;
 pub mod journal;
 pub mod keys;
 pub mod low_water;
+mod presence;
 pub mod rebuild;
 mod table_file;
 #[cfg(test)]
@@ -130,6 +131,8 @@ pub struct Store {
     db: DB,
     hot: hot::HotCounters,
     pending: Mutex<journal::Pending>,
+    /// Which counters `counts` may hold; written under the `pending` lock.
+    presence: Mutex<presence::Presence>,
     journal_counters: usize,
     /// Options of the table files of bulk loads, which stay where they land: compressed as a
     /// flush compresses.
@@ -227,10 +230,16 @@ impl Store {
             }
         }
         let pending = pending_of(&db)?;
+        let presence = if holds_counters(&db)? {
+            presence::Presence::default()
+        } else {
+            presence::Presence::empty()
+        };
         Ok(Store {
             db,
             hot: hot::HotCounters::with_bytes(options.hot_counters_bytes),
             pending: Mutex::new(pending),
+            presence: Mutex::new(presence),
             journal_counters: options.journal_counters,
             load_files: table_file::options(DBCompressionType::Lz4),
             fold_files: table_file::options(DBCompressionType::None),
@@ -271,6 +280,12 @@ impl Store {
     /// commit changes nothing in it).
     pub(crate) fn pending(&self) -> MutexGuard<'_, journal::Pending> {
         self.pending.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Which counters `counts` may hold (a poisoned lock is recovered: the filters only grow
+    /// between reads of a slice).
+    pub(crate) fn presence(&self) -> MutexGuard<'_, presence::Presence> {
+        self.presence.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Applies every journaled counter write to `counts` (nothing when nothing is pending).
@@ -344,6 +359,57 @@ impl Store {
         let (from, to) = table_file::slice_range(slice);
         self.db
             .compact_range_cf_opt(self.cf("counts")?, from, to, &opts);
+        self.read_presences(slice)
+    }
+
+    /// Builds the filters of `compacted`, the slice just compacted, and of the first other slice
+    /// that has none (not read since the state was opened, or dropped once full): one read
+    /// besides the compacted slice's at most, so that the reads are spread over the compactions.
+    fn read_presences(&self, compacted: usize) -> Result<(), StateError> {
+        self.read_presence(compacted)?;
+        let unknown = (0..table_file::SLICES).find(|&slice| !self.presence().knows(slice));
+        match unknown {
+            Some(slice) => self.read_presence(slice),
+            None => Ok(()),
+        }
+    }
+
+    /// Builds the filter of `slice` of `counts` ([`presence`]) from every key the slice holds and
+    /// every journaled key of it, read under the journal's lock so that no commit writes between
+    /// the read and the replacement. Planned for twice the keys read, so that the slice can take
+    /// as many new ones before the filter is dropped; the next compaction of the slice reads it
+    /// again (just compacted, its files are in the block cache).
+    fn read_presence(&self, slice: usize) -> Result<(), StateError> {
+        let pending = self.pending();
+        let (from, to) = table_file::slice_range(slice);
+        let mut opts = rocksdb::ReadOptions::default();
+        if let Some(from) = from {
+            opts.set_iterate_lower_bound(from.to_vec());
+        }
+        if let Some(to) = to {
+            opts.set_iterate_upper_bound(to.to_vec());
+        }
+        opts.fill_cache(false);
+        let mut keys: Vec<[u8; 16]> = Vec::new();
+        let mut iter = self.db.raw_iterator_cf_opt(self.cf("counts")?, opts);
+        iter.seek_to_first();
+        while let Some(key) = iter.key() {
+            if let Ok(key) = <[u8; 16]>::try_from(key) {
+                keys.push(key);
+            }
+            iter.next();
+        }
+        iter.status()
+            .map_err(db_err("reading the keys of a slice"))?;
+        let journaled = pending
+            .keys()
+            .filter(|key| table_file::slice_of(&key[..]) == slice);
+        let mut bloom =
+            presence::Bloom::with_capacity(2 * (keys.len() + pending.len()).max(1 << 12));
+        for key in keys.iter().chain(journaled) {
+            bloom.insert(key);
+        }
+        self.presence().set(slice, bloom);
         Ok(())
     }
 
@@ -354,6 +420,23 @@ impl Store {
         cf: &'static str,
         entries: impl Iterator<Item = (K, Write)>,
     ) -> Result<(), StateError> {
+        if cf == "counts" {
+            // Every key goes into the filters before it is written (see `presence`).
+            let entries: Vec<(K, Write)> = entries.collect();
+            let _journal = self.pending();
+            let mut presence = self.presence();
+            for (key, _) in &entries {
+                presence.insert(key.as_ref());
+            }
+            drop(presence);
+            return table_file::ingest(
+                &self.db,
+                &self.path,
+                &self.load_files,
+                cf,
+                entries.into_iter(),
+            );
+        }
         table_file::ingest(&self.db, &self.path, &self.load_files, cf, entries)
     }
 
@@ -540,6 +623,23 @@ impl Store {
             .map(|node| ([&node.0[..], block].concat(), 1))
             .collect())
     }
+}
+
+/// Whether `counts` holds any counter (a key of 16 bytes: the fold mark is not one), or the
+/// journal any record.
+fn holds_counters(db: &DB) -> Result<bool, StateError> {
+    for cf in ["counts", "journal"] {
+        let mut iter = db.raw_iterator_cf(handle(db, cf)?);
+        iter.seek_to_first();
+        while let Some(key) = iter.key() {
+            if cf == "journal" || key.len() == 16 {
+                return Ok(true);
+            }
+            iter.next();
+        }
+        iter.status().map_err(db_err("reading the first counter"))?;
+    }
+    Ok(false)
 }
 
 /// The journaled counter writes of a database not yet folded, from its `journal` records and

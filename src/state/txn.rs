@@ -311,15 +311,34 @@ impl<'s> Txn<'s> {
         }
         if !missing.is_empty() {
             let handle = self.store.cf("counts")?;
-            let stored = self
+            // Only the keys `counts` may hold are read; the others are absent (`presence`).
+            let held: Vec<bool> = {
+                let presence = self.store.presence();
+                missing.iter().map(|key| presence.may_hold(key)).collect()
+            };
+            let asked: Vec<&[u8; 16]> = missing
+                .iter()
+                .zip(&held)
+                .filter(|(_, held)| **held)
+                .map(|(key, _)| key)
+                .collect();
+            let mut stored = self
                 .store
                 .db()
-                .batched_multi_get_cf(&handle, &missing, true);
+                .batched_multi_get_cf(&handle, asked, true)
+                .into_iter();
             let pending = self.store.pending();
             let mut hot = self.store.hot().lock();
             let mut read = Vec::with_capacity(missing.len());
-            for (key, value) in missing.iter().zip(stored) {
-                let value = value.map_err(db_err("reading counters"))?;
+            for (key, held) in missing.iter().zip(held) {
+                let value = if held {
+                    stored
+                        .next()
+                        .unwrap_or(Ok(None))
+                        .map_err(db_err("reading counters"))?
+                } else {
+                    None
+                };
                 match pending.overlay(key, value.as_deref()) {
                     Some(value) => {
                         let value = value.as_ref().map(journal::Value::as_bytes);
@@ -665,6 +684,14 @@ impl<'s> Txn<'s> {
             detail: e.0,
         })?;
         let mut pending = store.pending();
+        // Every key goes into the filters before it is written (see `presence`), under the
+        // journal's lock.
+        {
+            let mut presence = store.presence();
+            for (key, _) in &count_writes {
+                presence.insert(key);
+            }
+        }
         // The journal is folded first when it is full, and when the batch writes its counters
         // directly: with the journal off, or when a range deletion must come after the writes
         // journaled before it.
