@@ -378,9 +378,22 @@ impl Store {
     /// every journaled key of it, read under the journal's lock so that no commit writes between
     /// the read and the replacement. Planned for twice the keys read, so that the slice can take
     /// as many new ones before the filter is dropped; the next compaction of the slice reads it
-    /// again (just compacted, its files are in the block cache).
+    /// again (just compacted, its files are in the block cache). A slice whose filter would plan
+    /// for more than [`presence::MAX_SLICE_KEYS`] keys gets none.
     fn read_presence(&self, slice: usize) -> Result<(), StateError> {
         let pending = self.pending();
+        // RocksDB's estimate of the keys the slice holds, to skip a read whose filter would be
+        // over the bound anyway.
+        let estimate = self
+            .db
+            .property_int_value_cf(self.cf("counts")?, "rocksdb.estimate-num-keys")
+            .map_err(db_err("reading the number of counters"))?
+            .unwrap_or_default() as usize
+            / table_file::SLICES;
+        if 2 * estimate > presence::MAX_SLICE_KEYS {
+            self.presence().forget(slice);
+            return Ok(());
+        }
         let (from, to) = table_file::slice_range(slice);
         let mut opts = rocksdb::ReadOptions::default();
         if let Some(from) = from {
@@ -404,8 +417,12 @@ impl Store {
         let journaled = pending
             .keys()
             .filter(|key| table_file::slice_of(&key[..]) == slice);
-        let mut bloom =
-            presence::Bloom::with_capacity(2 * (keys.len() + pending.len()).max(1 << 12));
+        let plan = 2 * (keys.len() + pending.len()).max(1 << 12);
+        if plan > presence::MAX_SLICE_KEYS {
+            self.presence().forget(slice);
+            return Ok(());
+        }
+        let mut bloom = presence::Bloom::with_capacity(plan);
         for key in keys.iter().chain(journaled) {
             bloom.insert(key);
         }

@@ -28,6 +28,11 @@ const BITS_PER_KEY: usize = 10;
 /// and read again from the slice at a later compaction, planned for twice what it holds.
 pub const FRESH_KEYS: usize = 1 << 20;
 
+/// The most keys a slice's filter plans for (5 MiB a slice, 20 MiB in all): a slice that would
+/// need more has no filter, and RocksDB's own filters answer its lookups, so the memory stays
+/// bounded however large the state grows.
+pub const MAX_SLICE_KEYS: usize = 1 << 22;
+
 /// Bits set per key, each in the key's one 512-bit block.
 const PROBES: u32 = 6;
 
@@ -145,6 +150,11 @@ impl Presence {
     /// Replaces the filter of `slice` with `bloom`, built from every key the slice holds.
     pub fn set(&mut self, slice: usize, bloom: Bloom) {
         self.slices[slice] = Some(bloom);
+    }
+
+    /// Drops the filter of `slice`: it may hold anything.
+    pub fn forget(&mut self, slice: usize) {
+        self.slices[slice] = None;
     }
 
     /// Filters of a `counts` that holds nothing, planned for [`FRESH_KEYS`] keys a slice.
