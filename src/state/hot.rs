@@ -15,7 +15,7 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use super::{counter, Write};
+use super::{counter, keys, Write};
 
 /// The fewest slots a table has, whatever its budget.
 const MIN_SLOTS_LOG2: u32 = 10;
@@ -45,13 +45,7 @@ pub struct HotCounters {
 
 /// The slot of `key` in a table of `slots` slots (a power of two).
 fn slot_of(key: &[u8; 16], slots: usize) -> usize {
-    let mut a = [0u8; 8];
-    let mut b = [0u8; 8];
-    a.copy_from_slice(&key[..8]);
-    b.copy_from_slice(&key[8..]);
-    let h = (u64::from_le_bytes(a).rotate_left(23) ^ u64::from_le_bytes(b))
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    (h >> (64 - slots.trailing_zeros())) as usize
+    (keys::mix(key) >> (64 - slots.trailing_zeros())) as usize
 }
 
 /// The locked table, for a run of look-ups or updates.

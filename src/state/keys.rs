@@ -47,6 +47,19 @@ pub const COLUMN_FAMILIES: [&str; 7] = [
     "counts", "support", "docs", "seen", "domains", "progress", "journal",
 ];
 
+/// A 64-bit hash of a 16-byte key for in-memory tables (the hot counters, the counters'
+/// filters). The keys are MD5-derived bytes, so mixing their two halves is enough; the high bits
+/// are the best mixed.
+pub fn mix(key: &[u8; 16]) -> u64 {
+    let (a, b) = key.split_at(8);
+    let word = |half: &[u8]| {
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(half);
+        u64::from_le_bytes(bytes)
+    };
+    (word(a).rotate_left(23) ^ word(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
 /// Key of the count of `block` at `node`.
 pub fn count_key(node: NodeId, block: &BlockKey) -> [u8; 16] {
     let mut key = [0u8; 16];

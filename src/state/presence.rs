@@ -19,6 +19,7 @@
 //! A slice has no filter until its first read, which follows its first compaction
 //! (`Store::compact_slice`): opening a state reads nothing.
 
+use super::keys;
 use super::table_file::{self, SLICES};
 
 /// Bits a filter plans per key: about a 1% rate of false answers for a blocked filter.
@@ -46,14 +47,9 @@ pub struct Bloom {
     capacity: usize,
 }
 
-/// The hash of a key (keys are MD5-derived bytes; this only mixes their two halves).
+/// The hash of a key ([`keys::mix`], its low bits mixed too).
 fn hash(key: &[u8; 16]) -> u64 {
-    let mut a = [0u8; 8];
-    let mut b = [0u8; 8];
-    a.copy_from_slice(&key[..8]);
-    b.copy_from_slice(&key[8..]);
-    let h = (u64::from_le_bytes(a).rotate_left(29) ^ u64::from_le_bytes(b))
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let h = keys::mix(key);
     h ^ (h >> 31)
 }
 
