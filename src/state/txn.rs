@@ -288,8 +288,8 @@ impl<'s> Txn<'s> {
     }
 
     /// The stored values of `counts` keys (sorted, distinct), decoded by `decode`: from the hot
-    /// counters where they know the key, the rest in one multi-get (which the hot counters then
-    /// remember).
+    /// counters where they know the key, as absent where the counters' filters say no table file
+    /// holds it, the rest in one multi-get (the hot counters then remember all of them).
     fn read_counts<T>(
         &self,
         keys: &[[u8; 16]],
