@@ -414,16 +414,18 @@ impl Store {
         }
         iter.status()
             .map_err(db_err("reading the keys of a slice"))?;
-        let journaled = pending
-            .keys()
-            .filter(|key| table_file::slice_of(&key[..]) == slice);
-        let plan = 2 * (keys.len() + pending.len()).max(1 << 12);
+        keys.extend(
+            pending
+                .keys()
+                .filter(|key| table_file::slice_of(&key[..]) == slice),
+        );
+        let plan = 2 * keys.len().max(1 << 12);
         if plan > presence::MAX_SLICE_KEYS {
             self.presence().forget(slice);
             return Ok(());
         }
         let mut bloom = presence::Bloom::with_capacity(plan);
-        for key in keys.iter().chain(journaled) {
+        for key in &keys {
             bloom.insert(key);
         }
         self.presence().set(slice, bloom);
@@ -437,23 +439,14 @@ impl Store {
         cf: &'static str,
         entries: impl Iterator<Item = (K, Write)>,
     ) -> Result<(), StateError> {
-        if cf == "counts" {
-            // Every key goes into the filters before it is written (see `presence`).
-            let entries: Vec<(K, Write)> = entries.collect();
-            let _journal = self.pending();
-            let mut presence = self.presence();
-            for (key, _) in &entries {
-                presence.insert(key.as_ref());
-            }
-            drop(presence);
-            return table_file::ingest(
-                &self.db,
-                &self.path,
-                &self.load_files,
-                cf,
-                entries.into_iter(),
-            );
+        if cf != "counts" {
+            return table_file::ingest(&self.db, &self.path, &self.load_files, cf, entries);
         }
+        // Every key goes into the filters (see `presence`) as it is written into the files,
+        // before they are ingested, under the journal's lock as in a commit.
+        let _journal = self.pending();
+        let mut presence = self.presence();
+        let entries = entries.inspect(|(key, _)| presence.insert(key.as_ref()));
         table_file::ingest(&self.db, &self.path, &self.load_files, cf, entries)
     }
 
