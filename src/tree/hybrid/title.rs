@@ -35,7 +35,10 @@ pub fn keep_title(blocks: &[BlockFacts<'_>], out: &mut [Reason]) {
         return;
     };
     let headline = |b: &BlockFacts<'_>| b.h1 || (b.titled && b.marker == blocks[first].marker);
-    let Some(h) = (0..first).rev().find(|&i| headline(&blocks[i])) else {
+    let Some(h) = (0..first)
+        .rev()
+        .find(|&i| out[i] != Reason::Hidden && headline(&blocks[i]))
+    else {
         return;
     };
     match out[h] {
@@ -101,6 +104,14 @@ mod tests {
         blocks[1].link_chars = 60;
         assert_eq!(run(&blocks, 1)[1], Title);
         blocks[1].link_chars = 0;
+        // A hidden copy of the headline nearer the text (the copy a paywall script reveals) is
+        // not the headline a reader sees: the visible one is still the title.
+        let mut copied = blocks.clone();
+        let copy = [0, 1, 6, 7];
+        copied.insert(2, block(&copy, 60, 0, 1, 1));
+        copied[2].h1 = true;
+        copied[2].hidden = true;
+        assert_eq!(run(&copied, 1)[1..3], [Title, Hidden]);
         // A repeated headline in an element that does not hold the text stays dropped.
         blocks[1].count = Some(2);
         assert_eq!(
