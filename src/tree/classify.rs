@@ -100,6 +100,9 @@ pub struct BlockFacts<'a> {
     pub heading: bool,
     /// True when the block is a heading whose words the page's title holds, in order.
     pub titled: bool,
+    /// True when the block has no letters but has digits: a figure (a table's number, a score,
+    /// a date, a time), which has no identity in the tree.
+    pub figure: bool,
 }
 
 impl<'a> BlockFacts<'a> {
@@ -121,6 +124,7 @@ impl<'a> BlockFacts<'a> {
             h1: container == "h1",
             heading: matches!(container.as_bytes(), [b'h', b'1'..=b'6']),
             titled: false,
+            figure: block.hash.is_none() && block.text.chars().any(char::is_numeric),
         }
     }
 }
@@ -205,6 +209,7 @@ mod tests {
             h1: false,
             heading: false,
             titled: false,
+            figure: false,
         }
     }
 

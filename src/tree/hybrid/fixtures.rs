@@ -2,7 +2,7 @@
 
 use super::{classify, Params, Rules};
 use crate::blocks::Hint;
-use crate::tree::{BlockFacts, NodeFacts, Reason};
+use crate::tree::{BlockFacts, Label, NodeFacts, Reason};
 
 /// A block of `chars` characters (`links` of them in links) under `ancestors`, counted `count`
 /// times at the node, its path `path_count` times.
@@ -27,6 +27,7 @@ pub fn block(
         h1: false,
         heading: false,
         titled: false,
+        figure: false,
     }
 }
 
@@ -73,4 +74,18 @@ pub fn first_page(blocks: &[crate::blocks::Block]) -> Vec<BlockFacts<'_>> {
         .iter()
         .map(|b| BlockFacts::of(b, b.hash.map(|_| 1), 1))
         .collect()
+}
+
+/// The kept texts and all reasons of a small real page judged on a domain's first page under
+/// `rules`.
+pub fn judge(html: &str, rules: Rules) -> (Vec<String>, Vec<Reason>) {
+    let blocks = parse(html);
+    let reasons = run_with(&first_page(&blocks), 1, rules);
+    let kept = blocks
+        .iter()
+        .zip(&reasons)
+        .filter(|(_, r)| r.label() == Label::Content)
+        .map(|(b, _)| b.text.clone())
+        .collect();
+    (kept, reasons)
 }

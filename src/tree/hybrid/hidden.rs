@@ -42,22 +42,9 @@ pub fn drop_hidden(blocks: &[BlockFacts<'_>], out: &mut [Reason]) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{first_page, parse, run_with};
+    use super::super::fixtures::judge;
     use super::super::Rules;
-    use crate::tree::{Label, Reason};
-
-    /// The kept texts and all reasons of a small real page on a domain's first page.
-    fn judge(html: &str, rules: Rules) -> (Vec<String>, Vec<Reason>) {
-        let blocks = parse(html);
-        let reasons = run_with(&first_page(&blocks), 1, rules);
-        let kept = blocks
-            .iter()
-            .zip(&reasons)
-            .filter(|(_, r)| r.label() == Label::Content)
-            .map(|(b, _)| b.text.clone())
-            .collect();
-        (kept, reasons)
-    }
+    use crate::tree::Reason;
 
     const PARAGRAPHS: [&str; 3] = [
         "Retiring early takes time and incredible discipline, and it starts with a number.",

@@ -424,7 +424,7 @@ pub fn drop_outside(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{block, first_page, parse, run, run_params, run_with, ARTICLE};
+    use super::super::fixtures::{block, judge, run, run_params, run_with, ARTICLE};
     use super::super::{Params, Rules};
     use crate::blocks::Hint;
     use crate::tree::{Label, Reason};
@@ -628,14 +628,7 @@ mod tests {
 
     /// The kept texts of a small real page judged on a domain's first page under `rules`.
     fn kept(html: &str, rules: Rules) -> Vec<String> {
-        let blocks = parse(html);
-        let reasons = run_with(&first_page(&blocks), 1, rules);
-        blocks
-            .iter()
-            .zip(reasons)
-            .filter(|(_, r)| r.label() == Label::Content)
-            .map(|(b, _)| b.text.clone())
-            .collect()
+        judge(html, rules).0
     }
 
     const SENTENCES: &str = "The team won its third game in a row on Tuesday night, and the \

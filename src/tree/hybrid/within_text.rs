@@ -7,44 +7,52 @@
 use super::main_text::{within, Main};
 use crate::tree::{BlockFacts, Reason};
 
-/// Keeps each run of repeated blocks inside `main` that has a kept block on both sides (blocks
-/// without letters inside the run do not break it). One pass: each block is visited once by the
-/// run that holds it or by the loop.
+/// Keeps each run of repeated blocks inside `main` that has a kept block on both sides, with the
+/// figures inside `main` among them (blocks without letters inside the run do not break it; those
+/// with digits and few links, a table's numbers or a score, are the text's data, which the tree
+/// cannot count). One pass: each block is visited once by the run that holds it or by the loop.
 pub fn keep_runs(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main) {
+    let judged = |out: &[Reason], k: usize| match out[k] {
+        Reason::NoLetters => true,
+        Reason::Repeated => within(&blocks[k], main),
+        _ => false,
+    };
     let mut i = 0;
     let mut prev_kept = false;
     while i < blocks.len() {
-        match out[i] {
-            Reason::NoLetters => i += 1,
-            Reason::Repeated if prev_kept && within(&blocks[i], main) => {
-                let mut end = i;
-                while end < blocks.len()
-                    && (out[end] == Reason::NoLetters
-                        || (out[end] == Reason::Repeated && within(&blocks[end], main)))
-                {
-                    end += 1;
-                }
-                if end < blocks.len() && out[end] == Reason::Unique {
-                    for r in &mut out[i..end] {
-                        if *r == Reason::Repeated {
-                            *r = Reason::WithinText;
-                        }
+        if prev_kept && judged(out, i) {
+            let mut end = i;
+            while end < blocks.len() && judged(out, end) {
+                end += 1;
+            }
+            if end < blocks.len() && out[end] == Reason::Unique {
+                for k in i..end {
+                    if out[k] == Reason::Repeated || is_figure(&blocks[k], main) {
+                        out[k] = Reason::WithinText;
                     }
                 }
-                prev_kept = false;
-                i = end;
             }
-            r => {
-                prev_kept = r == Reason::Unique;
-                i += 1;
-            }
+            prev_kept = false;
+            i = end;
+            continue;
         }
+        prev_kept = match out[i] {
+            Reason::NoLetters => prev_kept,
+            r => r == Reason::Unique,
+        };
+        i += 1;
     }
+}
+
+/// True when `block` is a figure inside `main` that is not a link (a page number, a calendar's
+/// day).
+fn is_figure(block: &BlockFacts<'_>, main: Main) -> bool {
+    block.figure && 2 * block.link_chars <= block.chars && within(block, main)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{block, run, run_with};
+    use super::super::fixtures::{block, judge, run, run_with};
     use super::super::Rules;
     use crate::tree::{Label, Reason};
 
@@ -81,5 +89,35 @@ mod tests {
         let mut outside = blocks.to_vec();
         outside[2] = block(&side, 40, 0, 9, 9);
         assert_eq!(run(&outside, 9)[2], Repeated);
+    }
+
+    #[test]
+    fn the_figures_of_a_table_inside_the_text_are_its_data() {
+        // A standings page: its intro, a table of drivers and their points, a closing line;
+        // then the page's pagination links and a footer year, outside the text.
+        let html = r#"<html><body><div id="page"><div class="post">
+<h1>Cup standings</h1>
+<p>The standings after thirty-six races of the season, updated after every race.</p>
+<table><tr><td>Pos.</td><td>Driver</td><td>Points</td></tr>
+<tr><td>1</td><td>Kyle Busch</td><td>5040</td></tr>
+<tr><td>2</td><td>Martin Truex Jr.</td><td>5035</td></tr></table>
+<p>Bookmark this page and come back after the next race for the updated table.</p>
+<div class="pages"><a href="/p/1">1</a> <a href="/p/2">2</a></div></div>
+<div id="footer"><span>2019</span></div></div></body></html>"#;
+        let (kept, reasons) = judge(html, Rules::default());
+        let figures: Vec<&str> = kept
+            .iter()
+            .map(String::as_str)
+            .filter(|t| t.chars().all(|c| !c.is_alphabetic()))
+            .collect();
+        assert_eq!(figures, ["1", "5040", "2", "5035"], "{kept:?}");
+        assert!(reasons.contains(&Reason::NoLetters));
+        // Switched off, no block without letters is content.
+        let off = Rules::default().without("within_text").unwrap();
+        let (kept, _) = judge(html, off);
+        assert!(
+            kept.iter().all(|t| t.chars().any(char::is_alphabetic)),
+            "{kept:?}"
+        );
     }
 }
