@@ -58,7 +58,7 @@ pub enum Hint {
     /// Around the main text: `<nav>`, `<aside>`, `<footer>`, `<figcaption>` (a picture's legend),
     /// `role=navigation|complementary|contentinfo|banner|menu|search`, or a `class`/`id` word
     /// such as comment, sidebar, related, share, social, footer, breadcrumb, promo, ad, widget,
-    /// menu, nav.
+    /// menu, nav, or a `class` word naming a gallery of pictures (gallery, slideshow, carousel).
     Boilerplate,
 }
 
@@ -197,7 +197,12 @@ fn word_hint(attr: HintAttr, word: &[u8], hint: &mut Hint, wraps_text: &mut bool
     let h = match attr {
         HintAttr::Class | HintAttr::Id => {
             *wraps_text |= matches!(&*lower, b"article" | b"body" | b"content" | b"main");
-            class_word_hint(lower)
+            let h = class_word_hint(lower);
+            if attr == HintAttr::Class && gallery_word(lower) {
+                Hint::Boilerplate
+            } else {
+                h
+            }
         }
         HintAttr::Role => match &*lower {
             b"main" | b"article" => Hint::Content,
@@ -236,6 +241,15 @@ fn class_word_hint(word: &[u8]) -> Hint {
         | b"follow" => Hint::Boilerplate,
         _ => Hint::None,
     }
+}
+
+/// Class words that name a gallery of pictures shown one at a time (Bootstrap's `carousel`, the
+/// WAI-ARIA carousel pattern): what it holds are the pictures' captions, legends like a
+/// `<figcaption>`, not the running text. Read in class names only: a class names a component's
+/// kind, while an id names one element and often after its content (Texinfo anchors the index
+/// entry of a function named `gallery` as `id="index-gallery"`).
+fn gallery_word(word: &[u8]) -> bool {
+    matches!(word, b"gallery" | b"slideshow" | b"carousel")
 }
 
 /// Byte classes of the tag lexer, as bit flags.
@@ -677,6 +691,14 @@ mod tests {
         assert_eq!(
             hints("<div id=content-sidebar-wrap><div class='comment_content'>"),
             vec![None, None]
+        );
+        // A gallery of pictures holds their captions: its class names it, an id does not (an
+        // index anchor named after a function `gallery`).
+        assert_eq!(
+            hints(
+                "<div class=cnnGalleryContainer><ul class='carousel-inner'><dt id=index-gallery>"
+            ),
+            vec![Boilerplate, Boilerplate, None]
         );
         // Boilerplate wins over content on one element; end tags carry none.
         assert_eq!(
