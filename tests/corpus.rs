@@ -12,7 +12,7 @@ const MEASURED_RELAXED: f64 = 0.827;
 const MEASURED_STRICT: f64 = 0.827;
 
 /// Word-LCS F1 measured on scrapinghub-aeb (cold start: one or two pages per domain).
-const MEASURED_HYBRID_COLD: f64 = 0.949;
+const MEASURED_HYBRID_COLD: f64 = 0.956;
 const MEASURED_RELAXED_COLD: f64 = 0.709;
 
 #[test]
@@ -93,15 +93,15 @@ fn hybrid_decides_cold_start_pages_by_their_structure() {
 /// scrapinghub-aeb are held above): the news streams, the cold-start sets and the documentation
 /// streams, so a change that gains on one kind of stream and loses on another fails here.
 const MEASURED_HYBRID_SETS: [(&str, f64); 10] = [
-    ("crawl-to-the-future", 0.938),
-    ("dragnet", 0.882),
+    ("crawl-to-the-future", 0.941),
+    ("dragnet", 0.884),
     ("cleaneval", 0.923),
-    ("debdocs-python", 0.988),
+    ("debdocs-python", 0.989),
     ("debdocs-postgresql", 0.979),
     ("debdocs-rust-books", 0.983),
     ("debdocs-rust-std", 0.854),
-    ("debdocs-django", 0.987),
-    ("debdocs-glib", 0.971),
+    ("debdocs-django", 0.988),
+    ("debdocs-glib", 0.977),
     ("debdocs-octave", 0.978),
 ];
 

@@ -69,7 +69,8 @@ pub struct Block {
     /// collapsed text, a white space run counting as one (see `truncated`).
     pub text: String,
     /// Block identity ([`block_hash`] of the whole block); `None` exactly when the block has no
-    /// alphabetic character (such a block is never content).
+    /// alphabetic character (the tree cannot count such a block; only `hybrid` keeps one, a figure
+    /// inside the main text).
     pub hash: Option<BlockHash>,
     /// Element path of the block's container: lower-cased tag names of the open non-inline
     /// elements when the block's first character appeared, outermost first, joined by '/', e.g.

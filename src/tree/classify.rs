@@ -14,8 +14,9 @@ pub use crate::blocks::Hint;
 /// Decides which blocks of a page are content.
 ///
 /// Guarantees every implementation gives: [`Classifier::classify`] writes exactly one reason per
-/// block, in block order; a block without letters (`count == None`) is never content; the result
-/// depends only on its arguments, so a replayed page is classified alike.
+/// block, in block order; a block without letters (`count == None`) is never content but as a
+/// figure inside the main text ([`Reason::WithinText`], `hybrid` only); the result depends only on
+/// its arguments, so a replayed page is classified alike.
 pub trait Classifier: Send + Sync {
     /// The heuristic this classifier implements, named in output records and the config.
     fn heuristic(&self) -> Heuristic;
@@ -141,7 +142,7 @@ pub struct NodeFacts {
 /// Why a block was kept or dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Reason {
-    /// No letters: never content.
+    /// No letters (nothing for the tree to count).
     NoLetters,
     /// Its text recurs at the node (the tree's verdict, trusted by the node's support).
     Repeated,
@@ -160,7 +161,8 @@ pub enum Reason {
     Unique,
     /// The page's `<h1>` nearest before the main text, outside its subtree: the text's title.
     Title,
-    /// Repeated, but inside the main text between two kept blocks: part of the text.
+    /// Repeated, or a figure without letters, but inside the main text between two kept blocks:
+    /// part of the text.
     WithinText,
 }
 
