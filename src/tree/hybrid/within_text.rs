@@ -10,10 +10,12 @@ use crate::tree::{BlockFacts, Reason};
 /// Keeps each run of repeated blocks inside `main` that has a kept block on both sides, with the
 /// figures inside `main` among them (blocks without letters inside the run do not break it; those
 /// with digits and few links, a table's numbers or a score, are the text's data, which the tree
-/// cannot count). One pass: each block is visited once by the run that holds it or by the loop.
+/// cannot count). Marked and hidden blocks do not break a run either (a picture's caption after a
+/// table), but repeated blocks next to them are a frame, not the text, and stay dropped. One
+/// pass: each block is visited once by the run that holds it or by the loop.
 pub fn keep_runs(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main) {
     let judged = |out: &[Reason], k: usize| match out[k] {
-        Reason::NoLetters => true,
+        Reason::NoLetters | Reason::Marked | Reason::Hidden => true,
         Reason::Repeated => within(&blocks[k], main),
         _ => false,
     };
@@ -26,8 +28,11 @@ pub fn keep_runs(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main) {
                 end += 1;
             }
             if end < blocks.len() && out[end] == Reason::Unique {
+                let framed = out[i..end]
+                    .iter()
+                    .any(|r| matches!(r, Reason::Marked | Reason::Hidden));
                 for k in i..end {
-                    if out[k] == Reason::Repeated || is_figure(&blocks[k], main) {
+                    if (out[k] == Reason::Repeated && !framed) || is_figure(&blocks[k], main) {
                         out[k] = Reason::WithinText;
                     }
                 }
@@ -93,14 +98,16 @@ mod tests {
 
     #[test]
     fn the_figures_of_a_table_inside_the_text_are_its_data() {
-        // A standings page: its intro, a table of drivers and their points, a closing line;
-        // then the page's pagination links and a footer year, outside the text.
+        // A standings page: its intro, a table of drivers and their points, a picture's caption
+        // after it, a closing line; then the page's pagination links and a footer year, outside
+        // the text.
         let html = r#"<html><body><div id="page"><div class="post">
 <h1>Cup standings</h1>
 <p>The standings after thirty-six races of the season, updated after every race.</p>
 <table><tr><td>Pos.</td><td>Driver</td><td>Points</td></tr>
 <tr><td>1</td><td>Kyle Busch</td><td>5040</td></tr>
 <tr><td>2</td><td>Martin Truex Jr.</td><td>5035</td></tr></table>
+<figure><img src="/busch.jpg"><figcaption>Busch in victory lane after the finale.</figcaption></figure>
 <p>Bookmark this page and come back after the next race for the updated table.</p>
 <div class="pages"><a href="/p/1">1</a> <a href="/p/2">2</a></div></div>
 <div id="footer"><span>2019</span></div></div></body></html>"#;
