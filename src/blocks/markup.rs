@@ -197,11 +197,10 @@ fn word_hint(attr: HintAttr, word: &[u8], hint: &mut Hint, wraps_text: &mut bool
     let h = match attr {
         HintAttr::Class | HintAttr::Id => {
             *wraps_text |= matches!(&*lower, b"article" | b"body" | b"content" | b"main");
-            let h = class_word_hint(lower);
             if attr == HintAttr::Class && gallery_word(lower) {
                 Hint::Boilerplate
             } else {
-                h
+                class_word_hint(lower)
             }
         }
         HintAttr::Role => match &*lower {
