@@ -45,6 +45,10 @@ pub struct PageMeta {
     pub site_name: Option<String>,
     /// The page's first non-empty `<title>` (outside SVG and MathML).
     pub title: Option<String>,
+    /// The `href` of the page's first `<base>` that has one, as written (entities decoded, white
+    /// space at its ends removed; may be relative): what the page's relative links resolve
+    /// against.
+    pub base_href: Option<String>,
 }
 
 /// The metadata fields.
@@ -167,14 +171,24 @@ impl HeadReader {
         }
     }
 
-    /// A `<script>` start tag: starts capturing its text when it is JSON-LD.
-    pub(crate) fn script_tag(&mut self, attrs: &[u8]) {
-        let json_ld = attributes(attrs).any(|(name, value)| {
-            name.eq_ignore_ascii_case(b"type")
-                && value
-                    .trim_ascii()
-                    .eq_ignore_ascii_case(b"application/ld+json")
-        });
+    /// A `<base>` start tag: the first `href` of one is the page's base.
+    pub(crate) fn base_tag(&mut self, attrs: &[u8]) {
+        if self.meta.base_href.is_some() {
+            return;
+        }
+        if let Some((_, href)) = attributes(attrs).find(|(n, _)| n.eq_ignore_ascii_case(b"href")) {
+            let href = String::from_utf8_lossy(href);
+            let href = decode_entities(&href);
+            let href = href.trim();
+            if !href.is_empty() && href.len() <= MAX_VALUE_CHARS * 4 {
+                self.meta.base_href = Some(href.to_owned());
+            }
+        }
+    }
+
+    /// A `<script>` start tag: starts capturing its text when it is JSON-LD (`json_ld`, from
+    /// [`script_type`](super::markup::script_type)).
+    pub(crate) fn script_tag(&mut self, json_ld: bool) {
         self.json = json_ld.then(String::new);
     }
 
@@ -322,6 +336,7 @@ fn looks_like_url(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::blocks::markup::{script_type, ScriptType};
 
     fn read(tags: &[(&str, &str)], json: &[&str]) -> PageMeta {
         let mut r = HeadReader::default();
@@ -334,7 +349,7 @@ mod tests {
             }
         }
         for j in json {
-            r.script_tag(b" type=\"application/ld+json\">");
+            r.script_tag(script_type(b" type=\"application/ld+json\">") == ScriptType::JsonLd);
             r.script_text(j);
             r.end_raw_text();
         }
@@ -379,6 +394,7 @@ mod tests {
                 canonical_url: Some("/a".into()),
                 site_name: Some("Example".into()),
                 title: None,
+                base_href: None,
             }
         );
     }
@@ -402,13 +418,13 @@ mod tests {
     fn json_ld_over_the_limit_is_dropped_and_other_scripts_are_not_read() {
         let mut r = HeadReader::default();
         r.reset();
-        r.script_tag(b" type=application/ld+json");
+        r.script_tag(script_type(b" type=application/ld+json") == ScriptType::JsonLd);
         r.script_text(r#"{"author":"x","#);
         r.script_text(&" ".repeat(MAX_JSON_LD_BYTES));
         r.script_text(r#""y":1}"#);
         assert!(!r.capturing());
         r.end_raw_text();
-        r.script_tag(b" type=text/javascript");
+        r.script_tag(script_type(b" type=text/javascript") == ScriptType::JsonLd);
         assert!(!r.capturing());
         assert_eq!(r.take(), PageMeta::default());
     }

@@ -28,6 +28,10 @@ pub(crate) struct TagToken<'a> {
     /// or `visibility: hidden` (readability's visibility test), or a class name the common style
     /// sheets hide.
     pub hidden: bool,
+    /// What the start tag's class names say of the element's role in showing code or math
+    /// ([`class_role`]): bits of [`ROLE_LANGUAGE`], [`ROLE_MATH_COPY`], [`ROLE_MATH_IMAGE`],
+    /// [`ROLE_MATH_SHOWN`].
+    pub roles: u8,
 }
 
 impl<'a> TagToken<'a> {
@@ -42,6 +46,7 @@ impl<'a> TagToken<'a> {
             hint: Hint::None,
             id_hint: Hint::None,
             hidden: false,
+            roles: 0,
         }
     }
 }
@@ -99,13 +104,14 @@ const MAX_HINT_WORD: usize = 16;
 
 /// The hint of one attribute value: its words (split at every non-alphanumeric byte, ASCII
 /// case-insensitive) against the words that mark boilerplate or content.
-fn value_hint(attr: HintAttr, value: &[u8]) -> Hint {
+fn value_hint(attr: HintAttr, value: &[u8], roles: &mut u8) -> Hint {
     let mut hint = Hint::None;
     let mut wraps_text = false;
     match attr {
         // A class list holds several names; an id is one name.
         HintAttr::Class => {
             for name in value.split(|b| b.is_ascii_whitespace()) {
+                *roles |= class_role(name);
                 name_hint(attr, name, &mut hint, &mut wraps_text);
             }
         }
@@ -251,6 +257,48 @@ fn gallery_word(word: &[u8]) -> bool {
     matches!(word, b"gallery" | b"slideshow" | b"carousel")
 }
 
+/// A class names the language of the code inside (`language-X`, `lang-X`, `highlight-X`,
+/// `brush: X`); [`code_language`] reads which.
+pub(crate) const ROLE_LANGUAGE: u8 = 1;
+/// A class marks a second rendering of a formula that the page also ships as MathML or TeX:
+/// KaTeX's `katex-html` (the glyphs beside its `katex-mathml`, hidden from screen readers) and
+/// MathJax's `MathJax_Preview` (a placeholder MathJax replaces with the typeset formula).
+pub(crate) const ROLE_MATH_COPY: u8 = 2;
+/// A class marks a picture of a formula shipped beside its MathML: MediaWiki's
+/// `mwe-math-fallback-image-inline` and `-display`.
+pub(crate) const ROLE_MATH_IMAGE: u8 = 4;
+/// A class marks MathML a page hides because it shows the formula as a picture beside it
+/// (MediaWiki's `mwe-math-mathml-a11y`): a reader sees the formula, so its text is not hidden.
+pub(crate) const ROLE_MATH_SHOWN: u8 = 8;
+
+/// The role ([`ROLE_LANGUAGE`], ...) of one class name: compared whole (the language prefixes as
+/// prefixes, ASCII case-insensitively), in the spelling the tools write.
+#[inline]
+fn class_role(name: &[u8]) -> u8 {
+    match name.first() {
+        Some(b'l' | b'L' | b'h' | b'H' | b'b' | b'B') if language_prefix(name).is_some() => {
+            ROLE_LANGUAGE
+        }
+        Some(b'k') if name == b"katex-html" => ROLE_MATH_COPY,
+        Some(b'M') if name == b"MathJax_Preview" => ROLE_MATH_COPY,
+        Some(b'm') if name.starts_with(b"mwe-math-fallback-image") => ROLE_MATH_IMAGE,
+        Some(b'm') if name == b"mwe-math-mathml-a11y" => ROLE_MATH_SHOWN,
+        _ => 0,
+    }
+}
+
+/// The rest of a class name after a prefix that names a code language (`language-`, `lang-`,
+/// `highlight-`, `brush:`), ASCII case-insensitively.
+#[inline]
+fn language_prefix(name: &[u8]) -> Option<&[u8]> {
+    const PREFIXES: [&[u8]; 4] = [b"language-", b"lang-", b"highlight-", b"brush:"];
+    PREFIXES.iter().find_map(|p| {
+        name.get(..p.len())
+            .filter(|head| head.eq_ignore_ascii_case(p))
+            .map(|_| &name[p.len()..])
+    })
+}
+
 /// Byte classes of the tag lexer, as bit flags.
 const SPACE: u8 = 1;
 const SLASH: u8 = 2;
@@ -377,31 +425,87 @@ pub(crate) fn attributes(tag: &[u8]) -> impl Iterator<Item = Attr<'_>> {
     })
 }
 
+/// What a `<script>` holds, by its `type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ScriptType {
+    /// Code, data or anything else.
+    Other,
+    /// JSON-LD (`application/ld+json`): the page's metadata.
+    JsonLd,
+    /// A formula's TeX source (`math/tex`, MathJax 2's; `mode=display` for a displayed one).
+    Tex {
+        /// Shown as a block of its own.
+        display: bool,
+    },
+}
+
+/// What a `<script>` start tag's `type` (`attrs` its text after the name) says it holds.
+pub(crate) fn script_type(attrs: &[u8]) -> ScriptType {
+    let Some((_, value)) = attributes(attrs).find(|(n, _)| n.eq_ignore_ascii_case(b"type")) else {
+        return ScriptType::Other;
+    };
+    let value = value.trim_ascii();
+    if value.eq_ignore_ascii_case(b"application/ld+json") {
+        return ScriptType::JsonLd;
+    }
+    let mut parts = value.split(|&b| b == b';');
+    let is_tex = parts
+        .next()
+        .is_some_and(|t| t.trim_ascii().eq_ignore_ascii_case(b"math/tex"));
+    if !is_tex {
+        return ScriptType::Other;
+    }
+    let display = parts.any(|p| {
+        let p = p.trim_ascii();
+        p.len() == 12 && p.eq_ignore_ascii_case(b"mode=display")
+    });
+    ScriptType::Tex { display }
+}
+
 /// Longest name of a code block's language.
 const MAX_LANGUAGE_BYTES: usize = 24;
 
-/// The language a `<pre>` or `<code>` start tag names for its code, by the `language-X` or
-/// `lang-X` class that highlighters and Markdown converters write (`X` of ASCII letters, digits
-/// and `+#._-`, lower-cased).
+/// The language an element's start tag names for the code it holds, by the class that
+/// highlighters and Markdown converters write: `language-X` (CommonMark's info string, Prism,
+/// highlight.js, Rouge, MkDocs), `lang-X`, `highlight-X` (Sphinx's Pygments wrapper; GitHub's
+/// `highlight-source-X`), `brush: X` (SyntaxHighlighter). `X` is ASCII letters, digits and
+/// `+#._-`, lower-cased; Sphinx's `default` and `none` name no language.
 pub(crate) fn code_language(attrs: &[u8]) -> Option<String> {
     let (_, class) = attributes(attrs).find(|(name, _)| name.eq_ignore_ascii_case(b"class"))?;
-    class.split(u8::is_ascii_whitespace).find_map(|word| {
-        let lower = word.to_ascii_lowercase();
-        let lang = lower
-            .strip_prefix(b"language-")
-            .or_else(|| lower.strip_prefix(b"lang-"))?;
+    let mut names = class
+        .split(u8::is_ascii_whitespace)
+        .filter(|n| !n.is_empty());
+    while let Some(name) = names.next() {
+        let Some(rest) = language_prefix(name) else {
+            continue;
+        };
+        // `brush: php;` puts the language in the next name.
+        let rest = match rest {
+            [] if name.ends_with(b":") => names.next().unwrap_or_default(),
+            rest => rest,
+        };
+        let lang = rest.strip_suffix(b";").unwrap_or(rest).to_ascii_lowercase();
+        let lang = match lang.strip_prefix(b"source-") {
+            Some(source) => source.to_vec(),
+            None => lang,
+        };
         let ok = !lang.is_empty()
             && lang.len() <= MAX_LANGUAGE_BYTES
             && lang
                 .iter()
-                .all(|b| b.is_ascii_alphanumeric() || b"+#._-".contains(b));
-        ok.then(|| String::from_utf8_lossy(lang).into_owned())
-    })
+                .all(|b| b.is_ascii_alphanumeric() || b"+#._-".contains(b))
+            && !matches!(&*lang, b"default" | b"none");
+        if ok {
+            return Some(String::from_utf8_lossy(&lang).into_owned());
+        }
+    }
+    None
 }
 
-/// Hints of a tag's attributes: (`class`, `role`, `itemprop`), (`id`), and whether `hidden`,
-/// `style` or `class` say the element is not rendered.
-type Hints = (Hint, Hint, bool);
+/// Hints of a tag's attributes: (`class`, `role`, `itemprop`), (`id`), whether `hidden`,
+/// `style` or `class` say the element is not rendered, and the roles its class names
+/// ([`class_role`]).
+type Hints = (Hint, Hint, bool, u8);
 
 /// True when an attribute with `value` hides its element: a `hidden` attribute (but
 /// `hidden=until-found`, collapsed text a reader's search reveals), a `style` that [`hides`], a
@@ -469,12 +573,53 @@ fn hides(style: &[u8]) -> bool {
     found
 }
 
+/// The value of the first attribute named `want` (ASCII case-insensitively) of a start tag's text
+/// after its name (`attrs`, through its `>`), read as [`lex_tag`] reads attributes.
+pub(crate) fn attribute_value<'a>(attrs: &'a [u8], want: &[u8]) -> Option<&'a [u8]> {
+    let mut j = 0;
+    loop {
+        j = skip_spaces(attrs, j);
+        match attrs.get(j).copied()? {
+            b'>' => return None,
+            b'/' => {
+                j += 1;
+                continue;
+            }
+            _ => {}
+        }
+        let name_start = j;
+        j = skip_until(attrs, j + 1, ATTR_NAME_END);
+        let name = &attrs[name_start..j];
+        j = skip_spaces(attrs, j);
+        if attrs.get(j).copied()? != b'=' {
+            continue;
+        }
+        j = skip_spaces(attrs, j + 1);
+        let value = match attrs.get(j).copied()? {
+            q @ (b'"' | b'\'') => {
+                let from = j + 1;
+                j = find_byte(attrs, from, q)? + 1;
+                &attrs[from..j - 1]
+            }
+            b'>' => return None,
+            _ => {
+                let from = j;
+                j = skip_until(attrs, j, UNQUOTED_END);
+                &attrs[from..j]
+            }
+        };
+        if name.eq_ignore_ascii_case(want) {
+            return Some(value);
+        }
+    }
+}
+
 /// Lexes a tag whose name starts at `start`; returns (index past `>`, name, self-closing, hints
 /// of its attributes), or None when the tag is not closed within `run`.
 pub(crate) fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool, Hints)> {
     let mut j = skip_until(run, start, NAME_END);
     let name = &run[start..j];
-    let mut hint: Hints = (Hint::None, Hint::None, false);
+    let mut hint: Hints = (Hint::None, Hint::None, false, 0);
     loop {
         // Before attribute name.
         j = skip_spaces(run, j);
@@ -512,7 +657,8 @@ pub(crate) fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool, H
                 j = find_byte(run, j + 1, q)? + 1;
                 let value = &run[value_start..j - 1];
                 if let Some(attr) = attr {
-                    add_hint(&mut hint, attr, value_hint(attr, value));
+                    let value_hint = value_hint(attr, value, &mut hint.3);
+                    add_hint(&mut hint, attr, value_hint);
                 }
                 hint.2 |= hides_element(hidden_attr, style, class, value);
             }
@@ -522,7 +668,8 @@ pub(crate) fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool, H
                 j = skip_until(run, j, UNQUOTED_END);
                 let value = &run[value_start..j];
                 if let Some(attr) = attr {
-                    add_hint(&mut hint, attr, value_hint(attr, value));
+                    let value_hint = value_hint(attr, value, &mut hint.3);
+                    add_hint(&mut hint, attr, value_hint);
                 }
                 hint.2 |= hides_element(hidden_attr, style, class, value);
             }
@@ -568,6 +715,20 @@ mod tests {
             ]
         );
         assert_eq!(attributes(b" content=\"unterminated").count(), 1);
+    }
+
+    #[test]
+    fn attribute_values_as_the_lexer_reads_them() {
+        let tag = b" class=\"a href b\" data-href=x HREF = 'one two' href=second>";
+        assert_eq!(attribute_value(tag, b"href"), Some(&b"one two"[..]));
+        assert_eq!(attribute_value(b" href>", b"href"), None);
+        assert_eq!(attribute_value(b" href/>", b"href"), None);
+        assert_eq!(
+            attribute_value(b" x=1 href=/a/b?c=d&amp;e>", b"href"),
+            Some(&b"/a/b?c=d&amp;e"[..])
+        );
+        assert_eq!(attribute_value(b" href=\"unterminated>", b"href"), None);
+        assert_eq!(attribute_value(b"", b"href"), None);
     }
 
     #[test]

@@ -5,12 +5,20 @@
 //! strike strong sub sup time tt u var wbr`) do not split it; `<br>` and every other tag, known or
 //! unknown (custom elements too), do. Comments do not split (`foo<!-- -->bar` is "foobar").
 //!
-//! Dropped with their content: comments, `script style template svg math title iframe
-//! textarea select datalist noembed noframes xmp canvas video audio` (not rendered, or rendered
-//! only as fallback or form state), but a `<template>` that declares a shadow root
-//! (`shadowrootmode`), whose content a browser renders in its host. Kept: `head` (its text is
-//! normally only a title), `button`, `object`, and everything else. Visibility set by CSS or
-//! attributes (`hidden`) is not seen.
+//! Dropped with their content: comments, `script style template svg title iframe textarea
+//! select datalist noembed noframes xmp canvas video audio` (not rendered, or rendered only as
+//! fallback or form state), but a `<template>` that declares a shadow root (`shadowrootmode`),
+//! whose content a browser renders in its host. Kept: `head` (its text is normally only a
+//! title), `button`, `object`, and everything else. Visibility set by CSS or attributes
+//! (`hidden`) is not seen.
+//!
+//! Formulas stand in their sentence (they split no block): a `<math>` element gives its linear
+//! form and a `<script type="math/tex">` its TeX source as text, each marked in
+//! [`Block::math`] with its TeX source (`math` module). The second rendering of a formula that a
+//! page ships beside its MathML or TeX (KaTeX's `katex-html`, MathJax's `MathJax_Preview`) is
+//! dropped, and MathJax 3's `mjx-*` elements are inline. On request ([`Capture`]) each block
+//! also carries its links with their targets and its images (`marks` module); neither changes a
+//! block's text or identity.
 //!
 //! `<noscript>` is read as a client without scripting renders it, which a crawler is: in the
 //! body, its raw text is parsed as HTML in place (a nested pass of the lexer over those bytes),
@@ -43,7 +51,9 @@
 mod hash;
 mod head;
 mod limits;
+mod marks;
 mod markup;
+mod math;
 mod open;
 mod scan;
 mod tags;
@@ -56,6 +66,7 @@ mod tests;
 pub use hash::{block_hash, BlockHash};
 pub use head::{PageMeta, MAX_JSON_LD_BYTES, MAX_VALUE_CHARS};
 pub use limits::ParseLimits;
+pub use marks::{Capture, Image, Link, Math};
 pub use markup::Hint;
 pub use tokenizer::{PageStats, Tokenizer};
 
@@ -118,6 +129,15 @@ pub struct Block {
     /// outside `<pre>`, in order, non-empty, not overlapping, on character boundaries. A range
     /// may begin or end with a collapsed space.
     pub code_spans: Vec<(u32, u32)>,
+    /// The block's links with their targets, in order, not overlapping (recorded when the
+    /// tokenizer [captures](Capture) links; empty otherwise).
+    pub links: Vec<Link>,
+    /// The block's images, in order of `at` (recorded when the tokenizer [captures](Capture)
+    /// images; empty otherwise).
+    pub images: Vec<Image>,
+    /// The block's formulas, in order, not overlapping: where their linear form stands in
+    /// `text`, and their TeX source.
+    pub math: Vec<Math>,
 }
 
 /// Why a page could not be split into blocks.

@@ -1,6 +1,7 @@
 //! The stack of open elements: which elements enclose the current text, the element path built
 //! from them, their document-order ordinals, and whether the text is inside a link.
 
+use super::marks::LinkId;
 use super::markup::Hint;
 use super::tags::{is_code, is_preformatted, tag_key, Tag, TagKey};
 
@@ -13,8 +14,8 @@ const MAX_SEGMENT_BYTES: usize = 32;
 struct Entry {
     key: TagKey,
     tag: Tag,
-    /// An `<a href>`: text inside it is link text.
-    link: bool,
+    /// An `<a href>` (with its target's id): text inside it is link text.
+    link: Option<LinkId>,
     /// `<pre>` (or `listing`, `plaintext`): its text keeps its white space.
     pre: bool,
     /// `<code>` (or `kbd`, `samp`, `tt`): its text is code.
@@ -83,6 +84,20 @@ impl OpenElements {
     #[inline]
     pub(crate) fn in_link(&self) -> bool {
         self.links > 0
+    }
+
+    /// The target id of the innermost `<a href>` around the text at this point, if any.
+    #[inline]
+    pub(crate) fn link(&self) -> Option<LinkId> {
+        if self.links == 0 {
+            return None;
+        }
+        self.stack.iter().rev().find_map(|e| e.link)
+    }
+
+    /// True when the container with document-order ordinal `ordinal` is open.
+    pub(crate) fn has_container(&self, ordinal: u32) -> bool {
+        self.containers.iter().any(|c| c.ordinal == ordinal)
     }
 
     /// The ordinal of the outermost open preformatted element (`pre`, `listing`, `plaintext`)
@@ -177,10 +192,10 @@ impl OpenElements {
         *n = if up { *n + 1 } else { n.saturating_sub(1) };
     }
 
-    /// Pushes an element. `name` is its tag name as written (lower-cased into the path); `href`
-    /// says whether an `<a>` is a link (a named anchor without `href` is not); `hint` is what
-    /// its markup says of its content and `hidden` whether it says the element is not rendered
-    /// (both kept for containers only).
+    /// Pushes an element. `name` is its tag name as written (lower-cased into the path); `link`
+    /// is the target id of an `<a>` that is a link (a named anchor without `href` is not); `hint`
+    /// is what its markup says of its content and `hidden` whether it says the element is not
+    /// rendered (both kept for containers only).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn push(
         &mut self,
@@ -188,11 +203,11 @@ impl OpenElements {
         tag: Tag,
         name: &[u8],
         ordinal: u32,
-        href: bool,
+        link: Option<LinkId>,
         hint: Hint,
         hidden: bool,
     ) {
-        let link = tag == Tag::A && href;
+        let link = link.filter(|_| tag == Tag::A);
         let (pre, code) = match tag {
             Tag::Inline => (false, is_code(key)),
             Tag::ClosesP => (is_preformatted(key), false),
@@ -211,7 +226,7 @@ impl OpenElements {
         if let Some(c) = self.count_mut(key) {
             *c += 1;
         }
-        if link {
+        if link.is_some() {
             self.links += 1;
         }
         if pre {
@@ -238,7 +253,7 @@ impl OpenElements {
         if let Some(c) = self.count_mut(e.key) {
             *c = c.saturating_sub(1);
         }
-        if e.link {
+        if e.link.is_some() {
             self.links = self.links.saturating_sub(1);
         }
         if e.pre {
@@ -364,7 +379,7 @@ mod tests {
             classify(key).0,
             name.as_bytes(),
             ord,
-            true,
+            Some(0),
             Hint::None,
             false,
         );

@@ -270,7 +270,7 @@ pub(crate) fn scan<'a>(html: &'a [u8], from: usize, sink: &mut impl Sink<'a>) {
                 _ => skip_past_gt(html, lt + 2),
             },
             _ => {
-                let Some((after, name, self_closing, (hint, id_hint, hidden))) =
+                let Some((after, name, self_closing, (hint, id_hint, hidden, roles))) =
                     lex_tag(html, lt + 1)
                 else {
                     return;
@@ -286,6 +286,7 @@ pub(crate) fn scan<'a>(html: &'a [u8], from: usize, sink: &mut impl Sink<'a>) {
                     hint,
                     id_hint,
                     hidden,
+                    roles,
                 };
                 if !sink.tag(token) {
                     return;

@@ -17,7 +17,12 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use super::hash::BlockHasher;
 use super::head::{HeadReader, PageMeta};
 use super::limits::ParseLimits;
-use super::markup::{attributes, code_language, Hint, TagToken};
+use super::marks::{Capture, Marks};
+use super::markup::{
+    attributes, code_language, script_type, Hint, ScriptType, TagToken, ROLE_LANGUAGE,
+    ROLE_MATH_COPY, ROLE_MATH_SHOWN,
+};
+use super::math::MathReader;
 use super::open::OpenElements;
 use super::scan::{scan, Sink, TextKind};
 use super::tags::{
@@ -42,6 +47,10 @@ const KEY_SCRIPT: TagKey = tag_key(b"script");
 const KEY_NOSCRIPT: TagKey = tag_key(b"noscript");
 const KEY_TEMPLATE: TagKey = tag_key(b"template");
 const KEY_TITLE: TagKey = tag_key(b"title");
+const KEY_MATH: TagKey = tag_key(b"math");
+const KEY_BASE: TagKey = tag_key(b"base");
+const KEY_IMG: TagKey = tag_key(b"img");
+const KEY_IMAGE: TagKey = tag_key(b"image");
 
 /// What an element's name says of its content (HTML's sectioning semantics; a `<figcaption>`
 /// is a picture's legend, not the running text).
@@ -109,15 +118,28 @@ struct State {
     noscript: bool,
     /// True during the nested pass over a noscript's text.
     nested: bool,
+    /// The links, images and formulas of the current block.
+    marks: Marks,
+    /// The formula being read, inside a `<math>` or a TeX script.
+    math: MathReader,
+    /// The code language an open element around a `<pre>` names (`<div class="highlight-python">`,
+    /// `<div class="language-rust highlighter-rouge">`), with that element's ordinal.
+    wrapper_language: Option<(u32, String)>,
 }
 
 impl Tokenizer {
-    /// A tokenizer applying `limits` to every page.
+    /// A tokenizer applying `limits` to every page, recording neither links nor images (see
+    /// [`with_capture`](Tokenizer::with_capture)).
     pub fn new(limits: ParseLimits) -> Self {
-        Self {
-            limits,
-            state: State::default(),
-        }
+        Self::with_capture(limits, Capture::default())
+    }
+
+    /// A tokenizer applying `limits` to every page and recording what `capture` asks beyond the
+    /// text: blocks and their identities are the same whatever it asks.
+    pub fn with_capture(limits: ParseLimits, capture: Capture) -> Self {
+        let mut state = State::default();
+        state.marks.capture = capture;
+        Self { limits, state }
     }
 
     /// The limits this tokenizer applies.
@@ -177,6 +199,8 @@ impl Tokenizer {
             return Err(BlockError::Parse("the HTML lexer panicked".into()));
         }
         if !state.stopped {
+            // A formula the page cut short shows what was read of it.
+            state.finish_math(limits);
             state.finish_block(limits);
         }
         state.head.end_raw_text();
@@ -217,6 +241,8 @@ impl<'a> Pass<'a, '_> {
         scan(content, start, self);
         let state = &mut *self.state;
         if !state.stopped {
+            // A formula the noscript's text cut short ends with it, in its block.
+            state.finish_math(self.limits);
             state.finish_block(self.limits);
         }
         state.nested = false;
@@ -249,6 +275,14 @@ impl<'a> Sink<'a> for Pass<'a, '_> {
                 self.state
                     .push_node(&text, kind == TextKind::Data, self.limits);
             }
+            TextKind::Data | TextKind::Script if state.math.active() => {
+                let text = self.text_of(start, end);
+                if kind == TextKind::Data {
+                    self.state.math.text(&decode_entities(&text));
+                } else {
+                    self.state.math.text(&text);
+                }
+            }
             TextKind::Script if state.head.capturing() => {
                 let text = self.text_of(start, end);
                 self.state.head.script_text(&text);
@@ -269,6 +303,13 @@ impl<'a> Sink<'a> for Pass<'a, '_> {
     fn foreign(&self) -> bool {
         self.state.dropping.is_some_and(|d| d.tag == Tag::Foreign)
     }
+}
+
+/// True for the elements of MathJax 3's typeset formulas (`mjx-container`, `mjx-math`, ...):
+/// inline, as the formula stands in its sentence (its text is in the MathML they hold).
+#[inline]
+fn is_mathjax(name: &[u8]) -> bool {
+    name.len() > 4 && name[..4].eq_ignore_ascii_case(b"mjx-")
 }
 
 /// True when a `<template>` start tag's attributes declare a shadow root
@@ -318,10 +359,13 @@ impl State {
         self.head.reset();
         self.noscript = false;
         self.nested = false;
+        self.marks.reset();
+        self.math.reset();
+        self.wrapper_language = None;
     }
 
     /// Appends the raw text of one text node to the current block.
-    #[inline]
+    #[inline(always)]
     fn push_node(&mut self, raw: &str, decode: bool, limits: &ParseLimits) {
         let text: Cow<'_, str> = if decode {
             decode_entities(raw)
@@ -335,11 +379,17 @@ impl State {
         if code != self.code_start.is_some() {
             self.code_span_edge();
         }
+        let at = u32::try_from(self.text.len()).unwrap_or(u32::MAX);
         if pre.is_some() {
             self.text
                 .push_pre(&text, in_link, &mut self.hasher, max_chars);
         } else {
             self.text.push(&text, in_link, &mut self.hasher, max_chars);
+        }
+        let capture = self.marks.capture;
+        if (capture.links || capture.images) && !self.text.is_empty() {
+            let link = if in_link { self.open.link() } else { None };
+            self.marks.text_at(at, link, was_empty);
         }
         if was_empty && !self.text.is_empty() {
             self.block_path = self.open.path(limits.max_depth);
@@ -360,8 +410,8 @@ impl State {
     }
 
     /// Notes the language a `<pre>`, or a `<code>` inside one, names for the `<pre>`'s code
-    /// (the first one named wins).
-    fn note_code_language(&mut self, attrs: &[u8]) {
+    /// (the first one named wins), else the one an open element around it names.
+    fn note_code_language(&mut self, attrs: &[u8], roles: u8) {
         let Some(ordinal) = self.open.pre() else {
             return;
         };
@@ -372,9 +422,32 @@ impl State {
         {
             return;
         }
-        if let Some(language) = code_language(attrs) {
+        let own = if roles & ROLE_LANGUAGE != 0 {
+            code_language(attrs)
+        } else {
+            None
+        };
+        let language = own.or_else(|| {
+            self.wrapper_language
+                .as_ref()
+                .filter(|(wrapper, _)| self.open.has_container(*wrapper))
+                .map(|(_, language)| language.clone())
+        });
+        if let Some(language) = language {
             self.pre_language = Some((ordinal, language));
         }
+    }
+
+    /// Ends the formula being read, if any: its linear form joins the block's text, marked with
+    /// its TeX source.
+    fn finish_math(&mut self, limits: &ParseLimits) {
+        let Some(formula) = self.math.finish() else {
+            return;
+        };
+        let start = u32::try_from(self.text.len()).unwrap_or(u32::MAX);
+        self.push_node(&formula.linear, false, limits);
+        let end = u32::try_from(self.text.len()).unwrap_or(u32::MAX);
+        self.marks.math(start, end, formula.tex, formula.display);
     }
 
     /// Opens a code span where the block's text is now, or closes the open one there.
@@ -394,13 +467,18 @@ impl State {
         if self.text.is_empty() {
             self.text.forget_lead();
             self.code_spans.clear();
+            let blocks = &mut self.blocks;
+            self.marks.empty_block(|| blocks.last_mut());
             return;
         }
         let hash = self.hasher.finish();
         let Some(done) = self.text.finish() else {
             self.code_spans.clear();
+            let blocks = &mut self.blocks;
+            self.marks.empty_block(|| blocks.last_mut());
             return;
         };
+        let (links, images, math) = self.marks.finish(&done.text);
         if self.blocks.len() >= limits.max_blocks {
             self.stopped = true;
         } else {
@@ -421,6 +499,9 @@ impl State {
                 pre: self.block_pre,
                 code_language: self.block_code_language.take(),
                 code_spans,
+                links,
+                images,
+                math,
             });
         }
     }
@@ -439,16 +520,25 @@ impl State {
             let ends = match d.tag {
                 Tag::Foreign => flags & BREAKOUT != 0,
                 Tag::Select => flags & CLOSES_SELECT != 0,
+                // A second rendering of a formula holds inline markup only: where a block
+                // starts, its end tag went missing.
+                Tag::Inline => tag.closes_p(),
                 _ => false,
             };
             if !ends {
                 if key == d.key && !(d.tag == Tag::Foreign && self_closing) {
                     d.nest = d.nest.saturating_add(1);
                 }
+                if d.key == KEY_MATH {
+                    self.math.start(name, token.attrs, self_closing);
+                }
                 return;
             }
             let closed = *d;
             self.dropping = None;
+            if closed.key == KEY_MATH {
+                self.finish_math(limits);
+            }
             if closed.tag == Tag::Select && key == closed.key {
                 return;
             }
@@ -465,31 +555,66 @@ impl State {
             // host's first child; a `<template>` is otherwise inert.
             tag = Tag::Other;
         }
+        if tag == Tag::Other && is_mathjax(name) {
+            tag = Tag::Inline;
+        }
+        let script = if key == KEY_SCRIPT {
+            script_type(token.attrs)
+        } else {
+            ScriptType::Other
+        };
         let ordinal = self.elements;
         self.elements = self.elements.saturating_add(1);
-        if !tag.is_inline() {
+        // A formula stands in its sentence.
+        let in_text = key == KEY_MATH || matches!(script, ScriptType::Tex { .. });
+        if !tag.is_inline() && !in_text {
             self.finish_block(limits);
         }
         self.implied_end_tags(tag);
+        if token.roles & ROLE_MATH_COPY != 0
+            && matches!(tag, Tag::Inline | Tag::ClosesP | Tag::Other)
+            && !self_closing
+        {
+            // The glyphs or preview of a formula the page also ships as MathML or TeX, read
+            // there.
+            self.dropping = Some(Dropping {
+                key,
+                tag: Tag::Inline,
+                nest: 1,
+            });
+            return;
+        }
         match tag {
             // The page's metadata is not read from a noscript's text (the nested pass): the
             // page's own head and body state it.
             Tag::Void | Tag::InlineVoid => match key {
                 KEY_META if !self.nested => self.head.meta_tag(token.attrs),
                 KEY_LINK if !self.nested => self.head.link_tag(token.attrs),
+                KEY_BASE if !self.nested => self.head.base_tag(token.attrs),
+                KEY_IMG | KEY_IMAGE if self.marks.capture.images && self.open.pre().is_none() => {
+                    let at = (!self.text.is_empty())
+                        .then(|| u32::try_from(self.text.len()).unwrap_or(u32::MAX));
+                    self.marks.image(token.attrs, token.roles, at);
+                }
                 _ => {}
             },
             Tag::Drop | Tag::Select => {
                 self.dropping = Some(Dropping { key, tag, nest: 1 });
-                if key == KEY_SCRIPT && !self.nested {
-                    self.head.script_tag(token.attrs);
-                } else if key == KEY_TITLE && !self.nested {
-                    self.head.title_tag();
+                match script {
+                    ScriptType::Tex { display } => self.math.begin_script(display),
+                    _ if key == KEY_SCRIPT && !self.nested => {
+                        self.head.script_tag(script == ScriptType::JsonLd);
+                    }
+                    _ if key == KEY_TITLE && !self.nested => self.head.title_tag(),
+                    _ => {}
                 }
             }
             Tag::Foreign => {
                 if !self_closing {
                     self.dropping = Some(Dropping { key, tag, nest: 1 });
+                    if key == KEY_MATH {
+                        self.math.begin_math(token.attrs);
+                    }
                 }
             }
             _ => {
@@ -498,10 +623,17 @@ impl State {
                 }
                 if self.open.len() < limits.max_open_elements {
                     let hint = self.element_hint(key, tag, &token);
-                    let hidden = token.hidden && tag != Tag::Root;
-                    self.open.push(key, tag, name, ordinal, href, hint, hidden);
+                    // MediaWiki hides its MathML where it shows the formula's picture.
+                    let hidden =
+                        token.hidden && tag != Tag::Root && token.roles & ROLE_MATH_SHOWN == 0;
+                    let link = (tag == Tag::A && href).then(|| self.marks.link_target(token.attrs));
+                    self.open.push(key, tag, name, ordinal, link, hint, hidden);
                     if is_preformatted(key) || is_code(key) {
-                        self.note_code_language(token.attrs);
+                        self.note_code_language(token.attrs, token.roles);
+                    } else if token.roles & ROLE_LANGUAGE != 0 && !tag.is_inline() {
+                        if let Some(language) = code_language(token.attrs) {
+                            self.wrapper_language = Some((ordinal, language));
+                        }
                     }
                 }
             }
@@ -586,13 +718,27 @@ impl State {
                     if d.nest == 0 {
                         self.dropping = None;
                         self.head.end_raw_text();
+                        if self.math.active() {
+                            self.finish_math(limits);
+                        }
+                        return;
                     }
+                }
+                if d.key == KEY_MATH {
+                    self.math.end(name);
                 }
                 return;
             }
+            let math = d.key == KEY_MATH;
             self.dropping = None;
+            if math {
+                self.finish_math(limits);
+            }
         }
-        let (tag, _) = classify(key);
+        let (mut tag, _) = classify(key);
+        if tag == Tag::Other && is_mathjax(name) {
+            tag = Tag::Inline;
+        }
         if tag.is_inline() {
             // Close it in place when only inline elements are above it; otherwise just forget
             // it, so the containers opened inside it stay open (as HTML's adoption agency does).

@@ -1,7 +1,7 @@
 //! Real pages from the corpus: gold text lands inside blocks, script never does, and every block
 //! of every page satisfies the invariants.
 
-use super::super::{Block, ParseLimits, Tokenizer};
+use super::super::{Block, Capture, ParseLimits, Tokenizer};
 use super::{check_invariants, corpus_pages, Page};
 use crate::corpus::SETS;
 
@@ -157,15 +157,34 @@ fn real_pages_have_sensible_paths() {
     assert!(with_main >= 28, "{with_main}");
 }
 
+/// Checks the invariants of the blocks of `html` with links and images recorded, and that they
+/// are the blocks without them, marks aside.
+fn check_page(plain: &mut Tokenizer, marked: &mut Tokenizer, html: &str, url: &str) {
+    let blocks = marked.blocks(html.as_bytes()).expect("blocks");
+    check_invariants(&blocks, marked.limits());
+    let unmarked: Vec<Block> = blocks
+        .into_iter()
+        .map(|b| Block {
+            links: Vec::new(),
+            images: Vec::new(),
+            ..b
+        })
+        .collect();
+    assert!(
+        unmarked == plain.blocks(html.as_bytes()).expect("blocks"),
+        "{url}: recording links and images changed the blocks"
+    );
+}
+
 #[test]
 fn first_pages_of_every_set_satisfy_invariants() {
-    let mut tokenizer = Tokenizer::new(ParseLimits::default());
+    let mut plain = Tokenizer::new(ParseLimits::default());
+    let mut marked = Tokenizer::with_capture(ParseLimits::default(), Capture::ALL);
     for set in SETS {
         let pages = corpus_pages(set, 25);
         assert!(!pages.is_empty(), "{set}");
         for page in pages {
-            let blocks = tokenizer.blocks(page.html.as_bytes()).expect("blocks");
-            check_invariants(&blocks, tokenizer.limits());
+            check_page(&mut plain, &mut marked, &page.html, &page.url);
         }
     }
 }
@@ -187,9 +206,9 @@ fn every_page_of_every_set_satisfies_invariants() {
             "{set}: {} pages, gold opening inside one block: {found}/{total}",
             pages.len()
         );
+        let mut marked = Tokenizer::with_capture(ParseLimits::default(), Capture::ALL);
         for page in pages {
-            let blocks = tokenizer.blocks(page.html.as_bytes()).expect("blocks");
-            check_invariants(&blocks, tokenizer.limits());
+            check_page(&mut tokenizer, &mut marked, &page.html, &page.url);
         }
     }
 }

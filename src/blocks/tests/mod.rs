@@ -4,6 +4,7 @@ mod corpus;
 mod handwritten;
 mod hostile;
 mod lexer;
+mod marks;
 mod props;
 
 use super::{block_hash, Block, ParseLimits, Tokenizer};
@@ -71,6 +72,7 @@ fn check_invariants(blocks: &[Block], limits: &ParseLimits) {
             assert!(b.text.get(start..end).is_some(), "code span bounds: {b:?}");
             last_end = end as u32;
         }
+        check_marks(b);
         let depth = if b.path.is_empty() {
             0
         } else {
@@ -87,6 +89,35 @@ fn check_invariants(blocks: &[Block], limits: &ParseLimits) {
             b.ancestors.windows(2).all(|w| w[0] < w[1]),
             "ancestors out of order: {b:?}"
         );
+    }
+}
+
+/// Asserts the invariants of a block's links, images and formulas: in order, not overlapping,
+/// within its text and on character boundaries.
+fn check_marks(b: &Block) {
+    let on_boundary = |at: u32| b.text.is_char_boundary(at as usize);
+    let mut last_end = 0;
+    for l in &b.links {
+        assert!(last_end <= l.start && l.start < l.end, "links: {b:?}");
+        assert!(
+            on_boundary(l.start) && on_boundary(l.end),
+            "link bounds: {b:?}"
+        );
+        assert!(!l.href.is_empty() && l.href.trim() == l.href, "href: {b:?}");
+        last_end = l.end;
+    }
+    let mut last_end = 0;
+    for m in &b.math {
+        assert!(last_end <= m.start && m.start < m.end, "math: {b:?}");
+        assert!(
+            on_boundary(m.start) && on_boundary(m.end),
+            "math bounds: {b:?}"
+        );
+        last_end = m.end;
+    }
+    for i in &b.images {
+        assert!(on_boundary(i.at), "image position: {b:?}");
+        assert!(!i.src.is_empty(), "image source: {b:?}");
     }
 }
 
