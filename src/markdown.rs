@@ -1,6 +1,7 @@
-//! Markdown rendering of a page's content blocks (CommonMark with GitHub's pipe tables): headings
-//! as `#`, list items, fenced code blocks with their white space, block quotes, data tables as
-//! pipe tables, inline code as code spans. Pure.
+//! Markdown rendering of a page's content blocks (CommonMark with GitHub's pipe tables and `$`
+//! math): headings as `#`, list items, fenced code blocks with their white space and language,
+//! block quotes, data tables as pipe tables, inline code as code spans, links as `[text](URL)`
+//! resolved against the page's base, images as `![alt](source)`, formulas as `$…$`. Pure.
 //!
 //! The rendering works from the kept blocks alone, not from a DOM: the classifier decides per
 //! block, and each block carries what the structure needs, the element path of its container
@@ -25,17 +26,66 @@
 //! - at most six quote and list levels are rendered (the innermost ones), so no page makes every
 //!   line's prefix long;
 //! - every other block is a paragraph. Text is escaped where Markdown would read it as markup.
+//!
+//! Inside a block (`inline` module): code spans, formulas (`$…$`, `$$…$$`, the TeX source the
+//! page ships or else the linear form), and as [`Options`] ask links (`[text](URL)`, the target
+//! resolved against the page's `<base href>` and URL, `links` module) and images (`![alt](src)`).
+//! An image that stood in no text has a line of its own after the block it follows (a paragraph,
+//! a code block) or, at the page's start, before the block after it.
+
+mod inline;
+mod links;
 
 use std::collections::HashMap;
 
+pub use links::base_url;
+use url::Url;
+
 use crate::blocks::Block;
+use inline::{image_mark, inline, longest_run, Escape};
+
+/// What the rendering shows beyond the text, and where relative URLs resolve.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Links as `[text](URL)` (else their text alone).
+    pub links: bool,
+    /// Images as `![alt](source)` (else nothing).
+    pub images: bool,
+    /// What relative link targets and image sources resolve against ([`base_url`]); without
+    /// one they stay as written.
+    pub base: Option<Url>,
+}
+
+impl Default for Options {
+    /// Links, no images, no base: the defaults of `[output]`.
+    fn default() -> Self {
+        Options {
+            links: true,
+            images: false,
+            base: None,
+        }
+    }
+}
+
+/// Renders `blocks`, the content blocks of one page in document order, as Markdown with the
+/// default [`Options`]; see [`render_with`].
+pub fn render<'b>(blocks: impl IntoIterator<Item = &'b Block>) -> String {
+    render_with(blocks, &Options::default())
+}
 
 /// Renders `blocks`, the content blocks of one page in document order, as Markdown: blocks are
 /// separated by a blank line (list items of one list by a line break), the result has no
 /// trailing line break, and the empty input gives the empty string.
-pub fn render<'b>(blocks: impl IntoIterator<Item = &'b Block>) -> String {
+pub fn render_with<'b>(blocks: impl IntoIterator<Item = &'b Block>, options: &Options) -> String {
     let items: Vec<(&Block, Shape)> = blocks.into_iter().map(|b| (b, Shape::of(b))).collect();
-    let mut out = Renderer::default();
+    let mut out = Renderer {
+        options,
+        out: String::new(),
+        items: HashMap::new(),
+        numbers: HashMap::new(),
+        in_item: false,
+        last_prefix: String::new(),
+    };
     // Blocks before this index are in a layout table already judged.
     let mut layout_until = 0;
     let mut i = 0;
@@ -223,9 +273,55 @@ fn is_data_table(items: &[(&Block, Shape)]) -> bool {
         })
 }
 
+/// Appends the text of `block` as the `text` field shows it when links or images are asked
+/// there: as it is (nothing escaped, code as its text, formulas as their linear form), with its
+/// links as `[text](URL)` (but in a `<pre>`) and its images as `![alt](src)` as `options` ask (an
+/// image that stood in no text on a line of its own).
+pub fn write_text(out: &mut String, block: &Block, options: &Options) {
+    own_line_images(out, block, options, true, "\n\n", Escape::Raw);
+    if block.pre.is_some() {
+        // Code as written: a link in a listing is no part of it.
+        out.push_str(&block.text);
+    } else {
+        inline(out, block, options, Escape::Raw);
+    }
+    own_line_images(out, block, options, false, "\n\n", Escape::Raw);
+}
+
+/// Appends the images of `block` that stood in no text, before its text (`leading`) or after
+/// it, each after `sep` when after the text and before it when before.
+fn own_line_images(
+    out: &mut String,
+    block: &Block,
+    options: &Options,
+    leading: bool,
+    sep: &str,
+    escape: Escape,
+) {
+    if !options.images {
+        return;
+    }
+    for image in block
+        .images
+        .iter()
+        .filter(|i| i.own_line && (i.at == 0) == leading)
+    {
+        let Some(url) = links::resolve(&image.src, options.base.as_ref()) else {
+            continue;
+        };
+        if !leading {
+            out.push_str(sep);
+        }
+        image_mark(out, image, &url, escape);
+        if leading {
+            out.push_str(sep);
+        }
+    }
+}
+
 /// The output and what it has rendered of the page's lists.
-#[derive(Default)]
-struct Renderer {
+struct Renderer<'o> {
+    options: &'o Options,
     out: String,
     /// Width of the marker of every list item rendered so far, by the `<li>`'s ordinal.
     items: HashMap<u32, usize>,
@@ -244,7 +340,7 @@ struct Prefix {
     new_item: bool,
 }
 
-impl Renderer {
+impl Renderer<'_> {
     /// The prefixes for a unit nested in `nest`; starts the innermost list item when it is new.
     fn prefix(&mut self, nest: &[Nest]) -> Prefix {
         let innermost_item = nest.iter().rposition(|n| matches!(n, Nest::Item { .. }));
@@ -307,6 +403,7 @@ impl Renderer {
     }
 
     fn paragraph(&mut self, block: &Block, shape: &Shape) {
+        self.images(block, shape, true);
         let prefix = self.start(&shape.nest);
         self.out.push_str(&prefix.first);
         if let Some(level) = shape.heading {
@@ -315,12 +412,28 @@ impl Renderer {
             }
             self.out.push(' ');
         }
-        inline(
-            &mut self.out,
-            &block.text,
-            &block.code_spans,
-            Escape::LineStart,
-        );
+        inline(&mut self.out, block, self.options, Escape::LineStart);
+        self.images(block, shape, false);
+    }
+
+    /// The images of `block` that stood in no text, each a unit of its own before its text
+    /// (`leading`) or after it.
+    fn images(&mut self, block: &Block, shape: &Shape, leading: bool) {
+        if !self.options.images || !block.images.iter().any(|i| i.own_line) {
+            return;
+        }
+        for image in block
+            .images
+            .iter()
+            .filter(|i| i.own_line && (i.at == 0) == leading)
+        {
+            let Some(url) = links::resolve(&image.src, self.options.base.as_ref()) else {
+                continue;
+            };
+            let prefix = self.start(&shape.nest);
+            self.out.push_str(&prefix.first);
+            image_mark(&mut self.out, image, &url, Escape::LineStart);
+        }
     }
 
     fn code_block(&mut self, items: &[(&Block, Shape)]) {
@@ -353,6 +466,9 @@ impl Renderer {
         self.out.push('\n');
         self.out.push_str(&prefix.rest);
         self.out.push_str(&fence);
+        for (block, shape) in items {
+            self.images(block, shape, false);
+        }
     }
 
     fn table(&mut self, items: &[(&Block, Shape)]) {
@@ -376,7 +492,23 @@ impl Renderer {
                         if k > 0 {
                             self.out.push(' ');
                         }
-                        inline(&mut self.out, &block.text, &block.code_spans, Escape::Cell);
+                        own_line_images(
+                            &mut self.out,
+                            block,
+                            self.options,
+                            true,
+                            " ",
+                            Escape::Cell,
+                        );
+                        inline(&mut self.out, block, self.options, Escape::Cell);
+                        own_line_images(
+                            &mut self.out,
+                            block,
+                            self.options,
+                            false,
+                            " ",
+                            Escape::Cell,
+                        );
                     }
                 }
                 self.out.push_str(" |");
@@ -395,129 +527,6 @@ impl Renderer {
 
 fn push_spaces(s: &mut String, n: usize) {
     s.extend(std::iter::repeat_n(' ', n));
-}
-
-/// Length of the longest run of `c` in `s`.
-fn longest_run(s: &str, c: char) -> usize {
-    let (mut longest, mut run) = (0, 0);
-    for x in s.chars() {
-        run = if x == c { run + 1 } else { 0 };
-        longest = longest.max(run);
-    }
-    longest
-}
-
-/// Where inline text goes, and so what must be escaped besides inline markup.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Escape {
-    /// At the start of a line: also what would start a block (`#`, `>`, `-`, `1.`, ...).
-    LineStart,
-    /// In a table cell: also `|`.
-    Cell,
-}
-
-/// Appends `text` with its code spans as Markdown code spans and everything else escaped.
-fn inline(out: &mut String, text: &str, spans: &[(u32, u32)], escape: Escape) {
-    let mut at = 0;
-    for &(start, end) in spans {
-        let (start, end) = (start as usize, end as usize);
-        let (Some(before), Some(code)) = (text.get(at..start), text.get(start..end)) else {
-            continue;
-        };
-        plain(out, before, escape == Escape::LineStart && at == 0, escape);
-        code_span(out, code);
-        at = end;
-    }
-    plain(
-        out,
-        text.get(at..).unwrap_or_default(),
-        escape == Escape::LineStart && at == 0,
-        escape,
-    );
-}
-
-/// A code span of `code`: its edge white space stays outside, the backtick fence is longer than
-/// any run of backticks inside.
-fn code_span(out: &mut String, code: &str) {
-    let body = code.trim();
-    if body.is_empty() {
-        out.push_str(code);
-        return;
-    }
-    let lead = &code[..code.len() - code.trim_start().len()];
-    let trail = &code[code.trim_end().len()..];
-    let fence = "`".repeat(longest_run(body, '`') + 1);
-    let pad = if body.starts_with('`') || body.ends_with('`') {
-        " "
-    } else {
-        ""
-    };
-    out.push_str(lead);
-    out.push_str(&fence);
-    out.push_str(pad);
-    out.push_str(body);
-    out.push_str(pad);
-    out.push_str(&fence);
-    out.push_str(trail);
-}
-
-/// Appends plain text, escaping what Markdown would read as markup. Runs without a byte that
-/// may need escaping are copied whole.
-fn plain(out: &mut String, text: &str, line_start: bool, escape: Escape) {
-    let text = if line_start {
-        escape_line_start(out, text)
-    } else {
-        text
-    };
-    let bytes = text.as_bytes();
-    let mut copied = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let escaped = match b {
-            b'\\' | b'`' | b'*' | b'[' | b']' => true,
-            b'|' => escape == Escape::Cell,
-            // Inside a word `_` is never emphasis (snake_case stays readable).
-            b'_' => {
-                let before = text[..i].chars().next_back();
-                let after = text[i + 1..].chars().next();
-                !(before.is_some_and(char::is_alphanumeric)
-                    && after.is_some_and(char::is_alphanumeric))
-            }
-            b'<' => bytes
-                .get(i + 1)
-                .is_some_and(|n| n.is_ascii_alphabetic() || matches!(n, b'/' | b'!' | b'?')),
-            _ => false,
-        };
-        if escaped {
-            out.push_str(&text[copied..i]);
-            out.push('\\');
-            copied = i;
-        }
-    }
-    out.push_str(&text[copied..]);
-}
-
-/// Escapes what would make a line a heading, quote, list item, thematic break or fence; returns
-/// the rest of `text`.
-fn escape_line_start<'t>(out: &mut String, text: &'t str) -> &'t str {
-    match text.chars().next() {
-        Some(c @ ('#' | '>' | '-' | '+' | '=' | '~')) => {
-            out.push('\\');
-            out.push(c);
-            &text[c.len_utf8()..]
-        }
-        Some('0'..='9') => {
-            let digits = text.bytes().take_while(u8::is_ascii_digit).count();
-            match text.as_bytes().get(digits) {
-                Some(b'.' | b')') if digits <= 9 => {
-                    out.push_str(&text[..digits]);
-                    out.push('\\');
-                    &text[digits..]
-                }
-                _ => text,
-            }
-        }
-        _ => text,
-    }
 }
 
 #[cfg(test)]

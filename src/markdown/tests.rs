@@ -1,16 +1,26 @@
 //! Markdown from hand-written pages, through the real tokenizer.
 
-use super::render;
-use crate::blocks::{Block, ParseLimits, Tokenizer};
+use super::{base_url, render, render_with, write_text, Options};
+use crate::blocks::{Block, Capture, ParseLimits, Tokenizer};
 
 fn blocks(html: &str) -> Vec<Block> {
-    Tokenizer::new(ParseLimits::default())
+    Tokenizer::with_capture(ParseLimits::default(), Capture::ALL)
         .blocks(html.as_bytes())
         .expect("blocks")
 }
 
 fn md(html: &str) -> String {
     render(&blocks(html))
+}
+
+/// Markdown with links and images, resolved against `page`.
+fn md_at(page: &str, html: &str) -> String {
+    let options = Options {
+        links: true,
+        images: true,
+        base: base_url(page, None),
+    };
+    render_with(&blocks(html), &options)
 }
 
 #[test]
@@ -126,4 +136,114 @@ fn hostile_nesting_and_width_stay_bounded() {
     let out = render(&b);
     let text: usize = b.iter().map(|b| b.text.len()).sum();
     assert!(out.len() < text * 3, "{} from {text}", out.len());
+}
+
+#[test]
+fn links_are_absolute_and_only_where_they_lead_somewhere() {
+    assert_eq!(
+        md_at(
+            "https://en.wikipedia.org/wiki/Hermitian_matrix",
+            "<p>A <a href=\"/wiki/Square_matrix\" title=\"Square matrix\">square matrix</a>, \
+             <a href=\"javascript:void(0)\">this</a>, <a href=\"#cite_note-1\">[1]</a> and \
+             <a name=x>an anchor</a>.</p>"
+        ),
+        "A [square matrix](https://en.wikipedia.org/wiki/Square_matrix), this, \
+         [\\[1\\]](https://en.wikipedia.org/wiki/Hermitian_matrix#cite_note-1) and an anchor."
+    );
+    // White space at a link's edges stays outside it; two links side by side stay two.
+    assert_eq!(
+        md_at(
+            "https://x.org/a/",
+            "<p>Read<a href=b> more </a>now: <a href=c>one</a><a href=d>two</a></p>"
+        ),
+        "Read [more](https://x.org/a/b) now: [one](https://x.org/a/c)[two](https://x.org/a/d)"
+    );
+    // Without links asked, the text alone.
+    let options = Options {
+        links: false,
+        ..Options::default()
+    };
+    assert_eq!(
+        render_with(&blocks("<p>A <a href=/x>link</a>.</p>"), &options),
+        "A link."
+    );
+}
+
+#[test]
+fn a_link_inside_code_splits_the_code_span() {
+    // rustdoc's signatures: a linked type inside a code element.
+    assert_eq!(
+        md_at(
+            "https://doc.rust-lang.org/std/vec/index.html",
+            "<p>Returns <code><a href=\"struct.Vec.html\">Vec</a>&lt;T&gt;</code> or \
+             <a href=\"fn.f.html\"><code>f</code></a>.</p>"
+        ),
+        "Returns [`Vec`](https://doc.rust-lang.org/std/vec/struct.Vec.html)`<T>` or \
+         [`f`](https://doc.rust-lang.org/std/vec/fn.f.html)."
+    );
+}
+
+#[test]
+fn images_inline_and_on_lines_of_their_own() {
+    let html = "<h1>Title</h1><p>Logo <img src=\"/l.png\" alt=\"the [logo]\"> inline.</p>\
+                <figure><img src=\"data:image/gif;base64,R0lG\" data-src=\"chart.png\" alt=\"Chart\">\
+                <figcaption>Figure 1</figcaption></figure><img src=\"/pixel.gif\" width=1 height=1>\
+                <img src=\"/deco.png\" aria-hidden=\"true\"><pre>code</pre><img src=\"/after-code.png\">";
+    assert_eq!(
+        md_at("https://x.org/blog/post", html),
+        "# Title\n\nLogo ![the \\[logo\\]](https://x.org/l.png) inline.\n\n\
+         ![Chart](https://x.org/blog/chart.png)\n\nFigure 1\n\n```\ncode\n```\n\n\
+         ![](https://x.org/after-code.png)"
+    );
+    // An image before the page's first text stands before it.
+    assert_eq!(
+        md_at(
+            "https://x.org/",
+            "<div><img src=a.png alt=A></div><p>Text</p>"
+        ),
+        "![A](https://x.org/a.png)\n\nText"
+    );
+    // Not asked: nothing.
+    assert_eq!(md("<p>a <img src=x.png alt=X> b</p>"), "a b");
+}
+
+#[test]
+fn formulas_are_dollar_math() {
+    let html = "<p>Since <math><semantics><msup><mi>x</mi><mn>2</mn></msup>\
+                <annotation encoding=\"application/x-tex\">x^{2}</annotation></semantics></math> \
+                costs $5, <math display=\"block\"><mfrac><mi>a</mi><mi>b</mi></mfrac></math></p>\
+                <table><tr><th>f</th><th>norm</th></tr><tr><td>g</td><td><math><semantics><mrow>\
+                <mo>|</mo><mi>x</mi><mo>|</mo></mrow><annotation encoding=\"application/x-tex\">|x|\
+                </annotation></semantics></math></td></tr></table>";
+    assert_eq!(
+        md(html),
+        "Since $x^{2}$ costs \\$5, $$a/b$$\n\n| f | norm |\n| --- | --- |\n| g | $\\|x\\|$ |"
+    );
+    // A link that is only a formula (MediaWiki links formulas to Wikidata) shows the formula.
+    assert_eq!(
+        md_at(
+            "https://en.wikipedia.org/wiki/E",
+            "<p><a href=\"/w/index.php?title=Special:MathWikibase\"><math><mi>E</mi></math></a></p>"
+        ),
+        "$E$"
+    );
+}
+
+#[test]
+fn plain_text_with_marks() {
+    let b = blocks(
+        "<p>See <a href=\"/x\">the <code>x</code> page</a> <img src=i.png alt=\"I\"> and \
+         <math><msup><mi>y</mi><mn>2</mn></msup></math>.</p>",
+    );
+    let options = Options {
+        links: true,
+        images: true,
+        base: base_url("https://x.org/a", None),
+    };
+    let mut text = String::new();
+    write_text(&mut text, &b[0], &options);
+    assert_eq!(
+        text,
+        "See [the x page](https://x.org/x) ![I](https://x.org/i.png) and y^2."
+    );
 }
