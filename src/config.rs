@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::blocks::ParseLimits;
+use crate::blocks::{Capture, ParseLimits};
 use crate::kafka::KafkaConfig;
 use crate::state::StateOptions;
 use crate::tree::{Heuristic, Retention, Rules};
@@ -75,6 +75,83 @@ impl Default for InputConfig {
     }
 }
 
+/// Which renderings of the main text show a kind of inline mark (links, images): in a config file
+/// `"none"`, `"markdown"` or `"all"` (the Markdown and `text`), or `false` / `true` for `"none"` /
+/// `"all"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Include {
+    /// Neither rendering.
+    #[default]
+    None,
+    /// The Markdown (`markdown`) only: `text` stays plain.
+    Markdown,
+    /// The Markdown and the plain text (`text`).
+    All,
+}
+
+impl Include {
+    /// True when the Markdown shows the mark.
+    pub fn markdown(self) -> bool {
+        self != Include::None
+    }
+
+    /// True when the plain text shows the mark.
+    pub fn text(self) -> bool {
+        self == Include::All
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Include::None => "none",
+            Include::Markdown => "markdown",
+            Include::All => "all",
+        }
+    }
+}
+
+impl std::fmt::Display for Include {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Include {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "none" | "false" => Ok(Include::None),
+            "markdown" => Ok(Include::Markdown),
+            "all" | "true" => Ok(Include::All),
+            other => Err(format!(
+                "unknown value `{other}`: expected none, markdown or all"
+            )),
+        }
+    }
+}
+
+impl serde::Serialize for Include {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Include {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(serde::Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Flag(bool),
+            Name(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Flag(true) => Ok(Include::All),
+            Raw::Flag(false) => Ok(Include::None),
+            Raw::Name(name) => name.parse().map_err(serde::de::Error::custom),
+        }
+    }
+}
+
 /// `[output]`: what the output records hold.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -83,6 +160,12 @@ pub struct OutputOptions {
     pub blocks: bool,
     /// Include the content blocks rendered as Markdown (`markdown`) in every record.
     pub markdown: bool,
+    /// Where links are written as `[text](absolute URL)` (resolved against the page's `<base
+    /// href>` and its response URL): the Markdown by default; `text` keeps their text alone
+    /// unless `all`.
+    pub include_links: Include,
+    /// Where images are written as `![alt](absolute URL)`: nowhere by default.
+    pub include_images: Include,
     /// Include the language of the main text (`lang`) in every record.
     pub lang: bool,
     /// Bytes of the original record kept in a dead letter.
@@ -94,8 +177,22 @@ impl Default for OutputOptions {
         OutputOptions {
             blocks: false,
             markdown: false,
+            include_links: Include::Markdown,
+            include_images: Include::None,
             lang: true,
             dead_letter_payload_bytes: 64 << 10,
+        }
+    }
+}
+
+impl OutputOptions {
+    /// What the tokenizer must record for the renderings these options ask: links and images
+    /// only where a rendering that is written shows them.
+    pub fn capture(&self) -> Capture {
+        let shown = |include: Include| include.text() || (self.markdown && include.markdown());
+        Capture {
+            links: shown(self.include_links),
+            images: shown(self.include_images),
         }
     }
 }
@@ -417,6 +514,53 @@ mod tests {
         let e = Config::from_toml("[state]\nhot_counters_bytes = 100", None, env(&[])).unwrap_err();
         assert!(e.to_string().contains("state.hot_counters_bytes"), "{e}");
         assert!(Config::from_toml("x = [", None, env(&[])).is_err());
+    }
+
+    #[test]
+    fn links_and_images_options() {
+        let c = Config::default();
+        assert_eq!(c.output.include_links, Include::Markdown);
+        assert_eq!(c.output.include_images, Include::None);
+        // Nothing is recorded for a rendering that is not written.
+        assert_eq!(c.output.capture(), Capture::default());
+        let c = Config::from_toml(
+            "[output]\nmarkdown = true\ninclude_links = false\ninclude_images = \"markdown\"\n",
+            None,
+            env(&[]),
+        )
+        .unwrap();
+        assert_eq!(c.output.include_links, Include::None);
+        assert_eq!(
+            c.output.capture(),
+            Capture {
+                links: false,
+                images: true
+            }
+        );
+        let c = Config::from_toml(
+            "",
+            None,
+            env(&[
+                ("URLTREE_OUTPUT__INCLUDE_LINKS", "all"),
+                ("URLTREE_OUTPUT__INCLUDE_IMAGES", "true"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(c.output.include_links, Include::All);
+        assert_eq!(c.output.include_images, Include::All);
+        assert_eq!(
+            c.output.capture(),
+            Capture {
+                links: true,
+                images: true
+            }
+        );
+        let e =
+            Config::from_toml("[output]\ninclude_links = \"some\"", None, env(&[])).unwrap_err();
+        assert!(
+            e.to_string().contains("expected none, markdown or all"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context};
 use indicatif::ProgressBar;
-use urltree::config::Config;
+use urltree::config::{Config, Include};
 use urltree::engine::{Outcome, Stats};
 use urltree::local::{Compression, Item, JsonlWriter};
 use urltree::record::{DeadLetter, Source};
@@ -44,6 +44,16 @@ pub struct Args {
     /// Include the content rendered as Markdown (overrides `[output] markdown`).
     #[arg(long)]
     markdown: bool,
+    /// Where links are written as `[text](absolute URL)`: `--links=markdown` (the default),
+    /// `--links=all` (in `text` too) or `--links=none` (overrides `[output] include_links`).
+    /// `--links` alone: the Markdown with `--markdown`, else `all`.
+    #[arg(long, value_name = "WHERE", num_args = 0..=1, require_equals = true)]
+    links: Option<Option<Include>>,
+    /// Where images are written as `![alt](absolute URL)`: `--images=none` (the default),
+    /// `--images=markdown` or `--images=all` (overrides `[output] include_images`). `--images`
+    /// alone: the Markdown with `--markdown`, else `all`.
+    #[arg(long, value_name = "WHERE", num_args = 0..=1, require_equals = true)]
+    images: Option<Option<Include>>,
     /// Exit with code 1 when any record was dead-lettered (default: 0, the errors file says which).
     #[arg(long)]
     strict: bool,
@@ -215,6 +225,18 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
     }
     if args.markdown {
         config.output.markdown = true;
+    }
+    // A bare `--links` / `--images` shows them in what is written: the Markdown when it is.
+    let bare = if config.output.markdown {
+        Include::Markdown
+    } else {
+        Include::All
+    };
+    if let Some(links) = args.links {
+        config.output.include_links = links.unwrap_or(bare);
+    }
+    if let Some(images) = args.images {
+        config.output.include_images = images.unwrap_or(bare);
     }
     args.input.configure(&mut config);
     config.validate()?;

@@ -50,6 +50,7 @@ pub(super) fn record(
         heuristic,
         meta,
     } = classified;
+    let (text_marks, markdown_marks) = marks(output, page.effective_url(), &meta);
     let canonical_url = meta
         .canonical_url
         .and_then(|href| canonical_url(page.effective_url(), &href));
@@ -67,7 +68,10 @@ pub(super) fn record(
                     let same_pre = block.pre.is_some() && block.pre == last_pre;
                     text.push_str(if same_pre { "\n" } else { "\n\n" });
                 }
-                text.push_str(&block.text);
+                match &text_marks {
+                    Some(options) => markdown::write_text(&mut text, block, options),
+                    None => text.push_str(&block.text),
+                }
                 last_pre = block.pre;
                 if output.markdown || output.lang {
                     content.push(block);
@@ -90,7 +94,7 @@ pub(super) fn record(
         text,
         markdown: output
             .markdown
-            .then(|| markdown::render(content.iter().copied())),
+            .then(|| markdown::render_with(content.iter().copied(), &markdown_marks)),
         lang: if output.lang {
             lang::detect(content)
         } else {
@@ -116,6 +120,32 @@ pub(super) fn record(
         warnings: Vec::new(),
     };
     (record, tally)
+}
+
+/// What the plain text (None when it is the blocks' text alone) and the Markdown show of links
+/// and images, both resolving against the page's `<base href>` and its URL.
+fn marks(
+    output: &OutputOptions,
+    page_url: &str,
+    meta: &PageMeta,
+) -> (Option<markdown::Options>, markdown::Options) {
+    let (links, images) = (output.include_links, output.include_images);
+    let in_text = links.text() || images.text();
+    let in_markdown = output.markdown && (links.markdown() || images.markdown());
+    let base = (in_text || in_markdown)
+        .then(|| markdown::base_url(page_url, meta.base_href.as_deref()))
+        .flatten();
+    let text = in_text.then(|| markdown::Options {
+        links: links.text(),
+        images: images.text(),
+        base: base.clone(),
+    });
+    let markdown = markdown::Options {
+        links: links.markdown(),
+        images: images.markdown(),
+        base,
+    };
+    (text, markdown)
 }
 
 /// The page's canonical URL: `href` resolved against the page's URL, when it is an http(s) URL.

@@ -190,7 +190,7 @@ impl Engine {
     pub fn open(config: &Config) -> Result<Engine, EngineError> {
         Ok(Engine {
             keyer: keyer(config)?,
-            tokenizer: Tokenizer::new(config.parse.clone()),
+            tokenizer: Tokenizer::with_capture(config.parse.clone(), config.output.capture()),
             classifier: classifier(config.tree.heuristic, config.tree.rules),
             retention: config.retention,
             max_record_bytes: config.input.max_record_bytes,

@@ -38,7 +38,8 @@ pub struct BlockDetail {
 ///
 /// Guarantees: `text` is the content blocks in document order joined by blank lines (parts of one
 /// `<pre>` split by a tag by a line break); text inside `<pre>` keeps its line breaks and
-/// indentation, all other white space is collapsed.
+/// indentation, all other white space is collapsed; a formula is its characters (its linear form
+/// or its TeX source, `blocks::Math`).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CleanRecord {
     /// The requested URL.
@@ -54,9 +55,10 @@ pub struct CleanRecord {
     /// neither is given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
-    /// The main text.
+    /// The main text: plain, but for links and images marked as in Markdown when
+    /// `[output] include_links` or `include_images` is `all` ([`crate::markdown::write_text`]).
     pub text: String,
-    /// The main text as Markdown ([`crate::markdown::render`] of the content blocks), when
+    /// The main text as Markdown ([`crate::markdown::render_with`] of the content blocks), when
     /// configured.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub markdown: Option<String>,
