@@ -770,3 +770,55 @@ fn one_html_file_or_html_on_stdin_with_its_url() {
     let clean = read_jsonl(&out);
     assert_eq!(clean[0]["domain"], "example.org");
 }
+
+#[test]
+fn extract_links_and_images_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    // The flags come before the input, whose path a flag's optional value must not take.
+    let run = |name: &str, flags: &[&str]| -> Vec<Value> {
+        let out = dir.path().join(format!("{name}.jsonl"));
+        let state = dir.path().join(format!("state-{name}"));
+        let mut cmd = bin();
+        cmd.arg("extract")
+            .args(flags)
+            .args([sample().to_str().unwrap(), "-o"])
+            .arg(&out)
+            .arg("--state")
+            .arg(&state)
+            .args(["-q", "-j", "1"]);
+        success(&mut cmd);
+        read_jsonl(&out)
+    };
+    let field = |records: &[Value], name: &str| -> String {
+        records
+            .iter()
+            .map(|r| r[name].as_str().unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    // The Markdown links to the pages the book links to, absolute; the text stays plain.
+    let default = run("default", &["--markdown"]);
+    let markdown = field(&default, "markdown");
+    assert!(markdown.contains("](https://"), "{markdown}");
+    assert!(!field(&default, "text").contains("]("));
+    // `none`: their text alone; `all` (or `--links` alone without `--markdown`): in the text
+    // too, which is otherwise the same.
+    let none = run("none", &["--markdown", "--links=none"]);
+    assert!(!field(&none, "markdown").contains("](http"));
+    let all = run("all", &["--links"]);
+    let linked_text = field(&all, "text");
+    assert!(linked_text.contains("](https://"), "{linked_text}");
+    assert!(all[0].get("markdown").is_none());
+    assert_eq!(
+        default.iter().map(|r| r["url"].clone()).collect::<Vec<_>>(),
+        all.iter().map(|r| r["url"].clone()).collect::<Vec<_>>()
+    );
+    // A word the flag does not know is a clear usage error.
+    let result = bin()
+        .args(["extract", "--links=sometimes", sample().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(result.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&result.stderr);
+    assert!(err.contains("expected none, markdown or all"), "{err}");
+}
