@@ -111,7 +111,7 @@ impl PageContext<'_> {
         )?;
         let evidence = lookup::look_up(txn, self.classifier, &branch, &blocks, &learned)?;
         let title = page.title.as_deref().or(meta.title.as_deref());
-        let reasons = classify::classify(self.classifier, &blocks, &evidence, title);
+        let (reasons, layout) = classify::classify(self.classifier, &blocks, &evidence, title);
         self.stats.html_bytes += page.html.len() as u64;
         let (mut record, tally) = assemble::record(
             Classified {
@@ -121,6 +121,7 @@ impl PageContext<'_> {
                 blocks: &blocks,
                 evidence: &evidence,
                 reasons: &reasons,
+                layout,
                 heuristic: self.classifier.heuristic(),
                 meta,
             },
