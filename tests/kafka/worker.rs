@@ -4,11 +4,10 @@
 //! probes, the binary's graceful shutdown on SIGTERM; and `urltree produce`'s keys, partitions,
 //! deliveries and dead letters.
 //!
-//! The broker binary comes from `scripts/setup` (`target/tools/tansu`) or `URLTREE_TANSU`; the
+//! The broker binary comes from `scripts/test-tools` (`target/tools/tansu`) or `URLTREE_TANSU`; the
 //! tests fail when it cannot be started.
 
-mod common;
-
+use crate::common;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::net::SocketAddr;
@@ -16,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{free_port, Broker};
+use crate::common::{free_port, Broker};
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::producer::{FutureProducer, FutureRecord};
 use rdkafka::topic_partition_list::{Offset, TopicPartitionList};
