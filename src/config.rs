@@ -41,7 +41,7 @@ pub struct TreeConfig {
     /// Classification heuristic by name (default `hybrid`).
     pub heuristic: Heuristic,
     /// `[tree.rules]`: the `hybrid` rules in force, each on by default; switching one off
-    /// measures what it does (README "Ablation").
+    /// measures what it does (docs/ablation.md).
     pub rules: Rules,
 }
 

@@ -7,6 +7,8 @@ mod input;
 #[cfg(feature = "kafka")]
 mod produce;
 mod progress;
+#[cfg(test)]
+mod readme;
 #[cfg(feature = "kafka")]
 mod run;
 

@@ -1838,8 +1838,8 @@ async fn every_compression_codec_works_end_to_end() {
     }
 }
 
-/// The configurations the documentation shows create their Kafka clients: the README's
-/// `urltree run` example (SASL_SSL with SCRAM, zstd) and `schemas/examples/config.toml`.
+/// The configurations the documentation shows create their Kafka clients: the `urltree run`
+/// example of `docs/kafka.md` (SASL_SSL with SCRAM, zstd) and `schemas/examples/config.toml`.
 /// librdkafka refuses at creation a property value it was built without ("libzstd not available
 /// at build time", "OpenSSL not available at build time"); no broker is contacted.
 #[test]
@@ -1847,18 +1847,18 @@ fn documented_configs_create_their_kafka_clients() {
     use rdkafka::consumer::BaseConsumer;
     use rdkafka::producer::BaseProducer;
 
-    let readme = common::read("README.md");
-    let section = readme
-        .split("### `urltree run`")
+    let page = common::read("docs/kafka.md");
+    let section = page
+        .split("## `urltree run`")
         .nth(1)
-        .expect("README has the urltree run section");
+        .expect("docs/kafka.md has the urltree run section");
     let example = section
         .split("```toml\n")
         .nth(1)
         .and_then(|s| s.split("```").next())
-        .expect("README's urltree run section has a TOML example");
+        .expect("docs/kafka.md's urltree run section has a TOML example");
     let configs = [
-        ("README", example.to_owned()),
+        ("docs/kafka.md", example.to_owned()),
         (
             "schemas/examples/config.toml",
             common::read("schemas/examples/config.toml"),
