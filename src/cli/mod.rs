@@ -47,8 +47,9 @@ enum Command {
     /// Run the Kafka worker: consume raw-html records, produce clean-text records and dead letters
     /// (`[kafka]` config section), serve /metrics, /healthz and /readyz.
     Run(run::Args),
-    /// Extract clean text from local files (raw-html JSONL, gzip or plain, or a directory of HTML
-    /// files) into clean-text JSONL, keeping the tree in a local RocksDB directory.
+    /// Extract clean text from local files (raw-html JSONL, WARC, HTML pages or a directory of
+    /// them; plain or compressed) into clean-text JSONL, keeping the tree in a local RocksDB
+    /// directory.
     Extract(extract::Args),
     #[cfg(feature = "kafka")]
     /// Send local pages (raw-html JSONL, WARC or HTML files, as `extract` reads them) to the input
@@ -102,6 +103,15 @@ pub fn main() -> anyhow::Result<ExitCode> {
     }
 }
 
+/// `n` and the noun, in the plural unless `n` is 1 (`noun` + "s"): "1 page", "2 pages".
+fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 fn init_logging(format: LogFormat) {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
@@ -110,8 +120,11 @@ fn init_logging(format: LogFormat) {
         LogFormat::Human => false,
         LogFormat::Auto => !std::io::stderr().is_terminal(),
     };
+    // Colour only on a terminal that wants it: never in a pipe or a file, nor with NO_COLOR set.
+    let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(colour)
         .with_writer(std::io::stderr);
     if json {
         builder.json().init();

@@ -2369,7 +2369,7 @@ async fn produce_reads_a_directory_and_one_page_as_extract_does() {
     ];
     let (code, stderr) = run_produce(&config, &args);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stderr.contains("1 of 1 records delivered"), "{stderr}");
+    assert!(stderr.contains("1 of 1 record delivered"), "{stderr}");
 
     let mut got: Vec<(String, String)> = read_keyed(&broker, INPUT, 3, Duration::from_secs(1))
         .into_iter()
