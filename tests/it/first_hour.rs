@@ -17,6 +17,18 @@ fn bin() -> Command {
     cmd
 }
 
+/// Runs `urltree [GLOBAL…] extract INPUT ARGS…` in `dir` to its end.
+fn extract(dir: &Path, global: &[&str], input: &Path, args: &[&str]) -> Output {
+    bin()
+        .args(global)
+        .arg("extract")
+        .arg(input)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
 fn sample() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/rust-books.jsonl.gz")
 }
@@ -92,14 +104,7 @@ fn html_piped_in_without_its_url_is_refused_with_what_to_add() {
     let gzipped = dir.path().join("page.gz");
     std::fs::write(&gzipped, gz.finish().unwrap()).unwrap();
     for input in [&file, &gzipped] {
-        let output = bin()
-            .arg("extract")
-            .arg(input)
-            .args(["--state"])
-            .arg(&state)
-            .current_dir(dir.path())
-            .output()
-            .unwrap();
+        let output = extract(dir.path(), &[], input, &["--state", "state"]);
         let message = stderr(&output);
         assert_eq!(output.status.code(), Some(2), "{message}");
         assert!(
@@ -143,13 +148,12 @@ fn the_errors_of_an_output_to_dev_null_go_to_the_working_directory() {
             .map(|m| (m.len(), m.modified().ok()))
     };
     let before = in_dev();
-    let output = bin()
-        .args(["extract"])
-        .arg(&input)
-        .args(["-o", "/dev/null", "--state", "state"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let output = extract(
+        dir.path(),
+        &[],
+        &input,
+        &["-o", "/dev/null", "--state", "state"],
+    );
     let message = stderr(&output);
     assert!(output.status.success(), "{message}");
     assert_eq!(in_dev(), before);
@@ -176,15 +180,9 @@ fn a_domain_mismatch_names_the_flag_that_accepts_it() {
     );
     std::fs::write(&input, format!("{capture}\n")).unwrap();
     let run = |extra: &[&str], out: &str| {
-        bin()
-            .arg("extract")
-            .arg(&input)
-            .args(["-o", out, "--state"])
-            .arg(format!("state-{out}"))
-            .args(extra)
-            .current_dir(dir.path())
-            .output()
-            .unwrap()
+        let state = format!("state-{out}");
+        let args = [&["-o", out, "--state", &state], extra].concat();
+        extract(dir.path(), &[], &input, &args)
     };
     let output = run(&[], "a.jsonl");
     assert!(output.status.success(), "{}", stderr(&output));
@@ -205,13 +203,12 @@ fn a_domain_mismatch_names_the_flag_that_accepts_it() {
 fn a_fresh_state_starts_with_one_engine_and_keeps_it() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
-    let output = bin()
-        .arg("extract")
-        .arg(sample())
-        .args(["-o", "out.jsonl", "--state", "state"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let output = extract(
+        dir.path(),
+        &[],
+        &sample(),
+        &["-o", "out.jsonl", "--state", "state"],
+    );
     let message = stderr(&output);
     assert!(output.status.success(), "{message}");
     // One database in the state directory itself, whatever the machine's cores: the sample is
@@ -225,22 +222,12 @@ fn a_fresh_state_starts_with_one_engine_and_keeps_it() {
     assert!(shard_dirs.is_empty(), "{shard_dirs:?}");
     assert!(!message.contains("shards)"), "{message}");
     // Parallelism is asked for when a state starts, and the state keeps it.
-    let output = bin()
-        .arg("extract")
-        .arg(sample())
-        .args(["-o", "out4.jsonl", "--state", "state4", "--jobs", "4"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let args = ["-o", "out4.jsonl", "--state", "state4", "--jobs", "4"];
+    let output = extract(dir.path(), &[], &sample(), &args);
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(dir.path().join("state4/shard-3-of-4").is_dir());
-    let output = bin()
-        .arg("extract")
-        .arg(sample())
-        .args(["-o", "again.jsonl", "--state", "state4"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let args = ["-o", "again.jsonl", "--state", "state4"];
+    let output = extract(dir.path(), &[], &sample(), &args);
     assert!(
         stderr(&output).contains("(4 shards)"),
         "{}",
@@ -254,13 +241,12 @@ fn the_summary_counts_in_the_singular_and_the_plural() {
     let input = dir.path().join("one.jsonl");
     let page = record("https://example.org/a.html", None, "One page of text.");
     std::fs::write(&input, format!("{page}\n{page}\n")).unwrap();
-    let output = bin()
-        .arg("extract")
-        .arg(&input)
-        .args(["-o", "out.jsonl", "--state", "state"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let output = extract(
+        dir.path(),
+        &[],
+        &input,
+        &["-o", "out.jsonl", "--state", "state"],
+    );
     let message = stderr(&output);
     assert!(output.status.success(), "{message}");
     assert!(
@@ -273,13 +259,8 @@ fn the_summary_counts_in_the_singular_and_the_plural() {
     }
     // Everything again is a duplicate: one of them, in the singular.
     std::fs::write(&input, format!("{page}\n")).unwrap();
-    let output = bin()
-        .arg("extract")
-        .arg(&input)
-        .args(["-o", "again.jsonl", "--state", "state"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let args = ["-o", "again.jsonl", "--state", "state"];
+    let output = extract(dir.path(), &[], &input, &args);
     let message = stderr(&output);
     assert!(
         message.contains("no output: 1 page is a duplicate of pages"),
@@ -292,13 +273,12 @@ fn human_logs_written_into_a_pipe_carry_no_colour_codes() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("bad.jsonl");
     std::fs::write(&input, "{not json\n").unwrap();
-    let output = bin()
-        .args(["--log-format", "human", "extract"])
-        .arg(&input)
-        .args(["-o", "out.jsonl", "--state", "state"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let output = extract(
+        dir.path(),
+        &["--log-format", "human"],
+        &input,
+        &["-o", "out.jsonl", "--state", "state"],
+    );
     let message = stderr(&output);
     assert!(message.contains("rejected (invalid-json)"), "{message}");
     assert!(!message.contains('\u{1b}'), "{message:?}");
