@@ -13,8 +13,9 @@
 //! - [`engine`]: the per-page pipeline wiring the above; [`shards`]: several engines over one
 //!   input, by domain, in input order;
 //! - [`config`]: typed, defaulted, validated configuration;
-//! - [`kafka`]: the Kafka worker of `urltree run`; [`produce`]: `urltree produce`, local records
-//!   into the input topic keyed by registrable domain;
+//! - [`kafka`]: the Kafka worker of `urltree run`; `produce`: `urltree produce`, local records
+//!   into the input topic keyed by registrable domain (both with the `kafka` feature, on by
+//!   default; without it only the `[kafka]` configuration section is built);
 //! - [`local`]: local files in and out; [`corpus`]: gold corpora and evaluation runs;
 //!   [`bench`]: the throughput benchmark.
 
@@ -28,6 +29,7 @@ pub mod kafka;
 pub mod lang;
 pub mod local;
 pub mod markdown;
+#[cfg(feature = "kafka")]
 pub mod produce;
 pub mod record;
 pub mod shards;

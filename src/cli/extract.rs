@@ -18,6 +18,8 @@ use urltree::local::{Compression, Item, JsonlWriter};
 use urltree::record::{DeadLetter, Source};
 use urltree::shards::{self, RunError, Sharded};
 
+use super::count;
+
 /// Exit code of a run that dead-lettered records under `--strict`.
 const EXIT_DEAD_LETTERS: u8 = 1;
 
@@ -29,7 +31,8 @@ pub struct Args {
     #[arg(long, short = 'o', default_value = "-")]
     output: PathBuf,
     /// Dead-letter JSONL for records that cannot be processed (default: beside the output, or
-    /// `urltree-errors.jsonl` when writing to stdout). Created only when there is an error.
+    /// `urltree-errors.jsonl` when the output is stdout or a device such as /dev/null). Created
+    /// only when there is an error.
     #[arg(long)]
     errors: Option<PathBuf>,
     /// State directory (overrides `[state] path`); kept between runs, so a second run keeps learning.
@@ -51,8 +54,9 @@ pub struct Args {
     #[arg(long, short = 'q')]
     quiet: bool,
     /// Engines in parallel, each on its own thread with its own share of the domains and its own
-    /// state (`STATE/shard-K-of-N/`); the output is the same, in input order (default: the
-    /// state's count when it has one, else the machine's cores).
+    /// state (`STATE/shard-K-of-N/`); the output is the same, in input order. A state keeps the
+    /// count it was started with, so the default is the state's count, and one engine for a fresh
+    /// state: give a fresh state --jobs N to use N cores.
     #[arg(long, short = 'j', value_parser = clap::value_parser!(u16).range(1..=256))]
     jobs: Option<u16>,
 }
@@ -149,11 +153,12 @@ impl Run {
         Ok((stats, sink))
     }
 
-    /// Shows the progress once a batch's worth of records was taken since it was last shown.
+    /// Moves the bar to `position` (the bar redraws at most a few times a second); the message's
+    /// totals are read once a batch's worth of records was taken since they were last read.
     fn progress(&mut self, position: u64, started: Instant) {
+        self.sink.bar.set_position(position);
         if self.since_progress >= self.batch_size {
             self.since_progress = 0;
-            self.sink.bar.set_position(position);
             self.sink
                 .bar
                 .set_message(summary_line(self.shards.stats(), started));
@@ -223,11 +228,8 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| default_errors_path(&args.output));
     check_paths(&args.input.input, &args.output, &errors_path)?;
-    let jobs = shards::resolve_jobs(
-        &config.state.path,
-        args.jobs.map(usize::from),
-        std::thread::available_parallelism().map_or(1, usize::from),
-    )?;
+    let fresh = shards::Layout::of(&config.state.path)? == shards::Layout::Fresh;
+    let jobs = shards::resolve_jobs(&config.state.path, args.jobs.map(usize::from), 1)?;
     // Opened before anything is created, so a missing input leaves no state or output.
     let mut input = args.input.open(&config)?;
     let shards = Sharded::open(&config, jobs)
@@ -262,36 +264,45 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
     }
     let read_errors = run.read_errors;
     let (stats, mut run) = run.finish()?;
-    run.bar.finish_and_clear();
+    // The bar stays on the screen above the summary: full when the input was read to its end.
+    if read_error.is_none() {
+        if let Some(total) = input.total() {
+            run.bar.set_position(total);
+        }
+        run.bar.set_message(summary_line(stats, started));
+        run.bar.finish();
+    } else {
+        run.bar.abandon();
+    }
     run.output.finish().context("finishing the output")?;
     run.errors.finish().context("finishing the errors file")?;
 
     let seconds = started.elapsed().as_secs_f64().max(1e-9);
     let blocks = stats.content_blocks + stats.boilerplate_blocks;
     eprintln!(
-        "urltree extract: {} pages ({} new versions), {} duplicates, {} invalid, content share {:.1}% of {} blocks, {:.1} pages/s ({:.1} MB/s), {} forgotten",
-        stats.pages,
-        stats.versions,
-        stats.duplicates,
+        "urltree extract: {} ({}), {}, {} invalid, content share {:.1}% of {}, {:.1} pages/s ({:.1} MB/s), {} forgotten",
+        count(stats.pages, "page"),
+        count(stats.versions, "new version"),
+        count(stats.duplicates, "duplicate"),
         stats.rejected + read_errors,
         if blocks == 0 { 0.0 } else { 100.0 * stats.content_blocks as f64 / blocks as f64 },
-        blocks,
+        count(blocks, "block"),
         stats.pages as f64 / seconds,
         stats.html_bytes as f64 / 1e6 / seconds,
         stats.forgotten,
     );
     if let Some(path) = run.output.target() {
         eprintln!(
-            "  output: {} ({} records)",
+            "  output: {} ({})",
             path.display(),
-            run.output.written()
+            count(run.output.written(), "record")
         );
     }
     if run.errors.written() > 0 {
         eprintln!(
-            "  errors: {} ({} records)",
+            "  errors: {} ({})",
             errors_path.display(),
-            run.errors.written()
+            count(run.errors.written(), "record")
         );
     }
     if jobs > 1 {
@@ -301,7 +312,10 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
     }
     let skipped_files = input.skipped_files();
     if skipped_files > 0 {
-        eprintln!("  skipped: {skipped_files} files whose names are neither HTML (.html, .htm) nor WARC (.warc, .warc.gz, .warc.zst)");
+        eprintln!(
+            "  skipped: {} whose names are neither HTML (.html, .htm) nor WARC (.warc, .warc.gz, .warc.zst)",
+            count(skipped_files as u64, "file")
+        );
     }
     let skipped_records = input.skipped_records();
     if !skipped_records.is_empty() {
@@ -311,27 +325,40 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
             .map(|(reason, n)| format!("{n} {reason}"))
             .collect();
         eprintln!(
-            "  skipped: {total} WARC records without a page ({})",
+            "  skipped: {} without a page ({})",
+            count(total, "WARC record"),
             reasons.join(", ")
         );
     }
     if stats.dropped_fields > 0 {
         eprintln!(
-            "  {} optional fields of the wrong type dropped (the pages were kept)",
-            stats.dropped_fields
+            "  {} of the wrong type dropped (the pages were kept)",
+            count(stats.dropped_fields, "optional field")
         );
     }
     if stats.clamped_times > 0 {
         eprintln!(
-            "  {} pages had an event time more than a day ahead: clamped",
-            stats.clamped_times
+            "  {} an event time more than a day ahead: clamped",
+            match stats.clamped_times {
+                1 => "1 page had".to_owned(),
+                n => format!("{n} pages had"),
+            }
         );
     }
     if run.output.written() == 0 && stats.duplicates > 0 {
         eprintln!(
-            "urltree extract: no output: {} of the pages are duplicates of pages the state at {} already holds (same URL key, same content), which are never emitted twice; a page comes out again when its content changes, or with a fresh --state",
-            stats.duplicates,
+            "urltree extract: no output: {} of pages the state at {} already holds (same URL key, same content), which are never emitted twice; a page comes out again when its content changes, or with a fresh --state",
+            match stats.duplicates {
+                1 => "1 page is a duplicate".to_owned(),
+                n => format!("{n} pages are duplicates"),
+            },
             config.state.path.display()
+        );
+    }
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    if fresh && jobs == 1 && cores > 1 && started.elapsed() >= HINT_JOBS_AFTER {
+        eprintln!(
+            "  hint: one engine ran on one core; a fresh state started with --jobs {cores} runs a shard per core, each domain in one (a state keeps its shard count)"
         );
     }
     if let Some(error) = read_error {
@@ -346,9 +373,17 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The errors file of an output that has no place beside it: stdout, or a device or pipe such
+/// as `/dev/null` (no file can be made beside one, and none is wanted in `/dev`).
+const ERRORS_IN_WORKING_DIR: &str = "urltree-errors.jsonl";
+
+/// How long a run on one engine over a fresh state takes before the summary suggests `--jobs`.
+const HINT_JOBS_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
+
 fn default_errors_path(output: &Path) -> PathBuf {
-    if output == Path::new("-") {
-        return PathBuf::from("urltree-errors.jsonl");
+    let special = std::fs::metadata(output).is_ok_and(|m| !m.is_file() && !m.is_dir());
+    if output == Path::new("-") || special {
+        return PathBuf::from(ERRORS_IN_WORKING_DIR);
     }
     let compression = Compression::of(output);
     let stem = output
@@ -368,8 +403,8 @@ fn default_errors_path(output: &Path) -> PathBuf {
 fn summary_line(stats: Stats, started: Instant) -> String {
     let seconds = started.elapsed().as_secs_f64().max(1e-9);
     format!(
-        "{} pages, {} dup, {} invalid, {:.0} pages/s",
-        stats.pages,
+        "{}, {} dup, {} invalid, {:.0} pages/s",
+        count(stats.pages, "page"),
         stats.duplicates,
         stats.rejected,
         stats.pages as f64 / seconds

@@ -84,7 +84,7 @@ fn extract_sends_bad_lines_to_the_errors_file_and_goes_on() {
     let stderr = String::from_utf8_lossy(&result.stderr);
     assert!(result.status.success(), "{stderr}");
     assert!(
-        stderr.contains("3 pages (0 new versions), 1 duplicates, 3 invalid"),
+        stderr.contains("3 pages (0 new versions), 1 duplicate, 3 invalid"),
         "{stderr}"
     );
 
@@ -141,7 +141,7 @@ fn a_second_run_keeps_learning_from_the_first() {
     assert!(again.is_empty());
     assert!(stderr.contains("200 duplicates"), "{stderr}");
     assert!(
-        stderr.contains("no output: 200 of the pages are duplicates of pages the state at"),
+        stderr.contains("no output: 200 pages are duplicates of pages the state at"),
         "{stderr}"
     );
     // A new page of the same site is classified with all 200 pages behind it.
@@ -182,7 +182,7 @@ fn a_second_run_keeps_learning_from_the_first() {
         .unwrap()
         .contains("revised with a paragraph"));
     assert!(
-        stderr.contains("1 pages (1 new versions), 0 duplicates"),
+        stderr.contains("1 page (1 new version), 0 duplicates"),
         "{stderr}"
     );
 }
