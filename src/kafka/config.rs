@@ -84,7 +84,9 @@ pub struct KafkaConfig {
     pub transaction_timeout_ms: u64,
     /// Documents per RocksDB write while restoring a partition from the changelog.
     pub restore_batch_size: usize,
-    /// Address of the HTTP server (`/metrics`, `/healthz`, `/readyz`).
+    /// Address of the HTTP server (`/metrics`, `/healthz`, `/readyz`): loopback by default, so
+    /// a worker started by hand exposes nothing; the Helm chart sets `0.0.0.0` for the probes
+    /// and Prometheus.
     pub http_listen: String,
     /// Topic names.
     pub topics: Topics,
@@ -110,7 +112,7 @@ impl Default for KafkaConfig {
             transactional_id_prefix: None,
             transaction_timeout_ms: 60_000,
             restore_batch_size: 2_000,
-            http_listen: "0.0.0.0:9095".into(),
+            http_listen: "127.0.0.1:9095".into(),
             topics: Topics::default(),
             properties: BTreeMap::new(),
             consumer_properties: BTreeMap::new(),
