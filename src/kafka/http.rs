@@ -137,6 +137,7 @@ pub fn spawn(
     let listener = listener.into_std()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_io()
+        .enable_time()
         .build()?;
     std::thread::Builder::new()
         .name("urltree-http".into())
