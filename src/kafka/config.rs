@@ -205,10 +205,31 @@ pub const MANAGED_PROPERTIES: [(&str, &str); 18] = [
 
 /// Why urltree refuses the librdkafka property `name` in a property map, when it does.
 pub fn managed_property(name: &str) -> Option<&'static str> {
+    // librdkafka takes a topic-level property on the global configuration under a `topic.`
+    // prefix: the alias is refused with the property.
+    let bare = name.strip_prefix("topic.").unwrap_or(name);
     MANAGED_PROPERTIES
         .iter()
-        .find(|(managed, _)| *managed == name)
+        .find(|(managed, _)| *managed == name || *managed == bare)
         .map(|(_, reason)| *reason)
+}
+
+/// A client configuration error without the property's value (librdkafka's message and
+/// rdkafka's error both carry it, and a misspelled secret's name, `sasl.pasword`, is no secret
+/// by its name): the value is replaced by [`REDACTED`] wherever it appears.
+pub fn without_value(error: rdkafka::error::KafkaError) -> rdkafka::error::KafkaError {
+    use rdkafka::error::KafkaError;
+    match error {
+        KafkaError::ClientConfig(res, desc, key, value) => {
+            let desc = if value.is_empty() {
+                desc
+            } else {
+                desc.replace(&value, REDACTED)
+            };
+            KafkaError::ClientConfig(res, desc, key, REDACTED.to_owned())
+        }
+        other => other,
+    }
 }
 
 /// What `urltree config` prints in place of a secret's value.
@@ -544,6 +565,36 @@ mod tests {
         assert_eq!(consumer.get("linger.ms"), None);
         let e = load("[kafka.consumer_properties]\n\"group.id\" = \"x\"").unwrap_err();
         assert!(e.to_string().contains("kafka.consumer_properties"), "{e}");
+    }
+
+    #[test]
+    fn topic_prefixed_aliases_are_refused_and_client_errors_hide_values() {
+        assert!(managed_property("topic.enable.auto.commit").is_some());
+        assert!(managed_property("topic.auto.commit.enable").is_some());
+        assert!(managed_property("topic.metadata.refresh.interval.ms").is_none());
+        let e =
+            load("[kafka.consumer_properties]\n\"topic.enable.auto.commit\" = true").unwrap_err();
+        assert!(e.to_string().contains("is refused"), "{e}");
+
+        let mut client = rdkafka::ClientConfig::new();
+        client.set("sasl.pasword", "hunter2");
+        let e = client
+            .create::<rdkafka::consumer::BaseConsumer>()
+            .map(|_| ())
+            .map_err(without_value)
+            .unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("sasl.pasword"), "{text}");
+        assert!(!text.contains("hunter2"), "{text}");
+        let mut client = rdkafka::ClientConfig::new();
+        client.set("fetch.wait.max.ms", "a-secret-ish-value");
+        let text = client
+            .create::<rdkafka::consumer::BaseConsumer>()
+            .map(|_| ())
+            .map_err(without_value)
+            .unwrap_err()
+            .to_string();
+        assert!(!text.contains("a-secret-ish-value"), "{text}");
     }
 
     #[test]
