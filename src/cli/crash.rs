@@ -1,7 +1,8 @@
 //! Crash points for the tests of `urltree extract`'s delivery: `URLTREE_TEST_CRASH=write:N`
 //! writes half of the N-th record of the run (flushed to the file) and aborts, as a `kill -9`
 //! in the middle of a write leaves a cut line; `checkpoint:N` aborts right after the N-th
-//! checkpoint made the files durable, before any state stored its mark. Unset, nothing happens.
+//! checkpoint sealed the files (whole lines, compressed members ended), before any state stored
+//! its mark. Unset, nothing happens.
 
 use urltree::local::JsonlWriter;
 
@@ -45,7 +46,7 @@ impl CrashPoint {
         }
     }
 
-    /// After a checkpoint made the files durable.
+    /// After a checkpoint sealed the files.
     pub fn after_checkpoint(&mut self) {
         self.checkpoints += 1;
         if self.checkpoint == Some(self.checkpoints) {

@@ -27,6 +27,7 @@ use urltree::shards::outbox::{InputDigest, Mark, Target};
 use urltree::shards::{self, Emitted, MarkHandle, RunError, Sharded, StateLock};
 
 use super::crash::CrashPoint;
+use super::syncer::Syncer;
 
 /// Exit code of a run that dead-lettered records under `--strict`.
 const EXIT_DEAD_LETTERS: u8 = 1;
@@ -168,14 +169,21 @@ struct Sink {
     digests: VecDeque<InputDigest>,
     /// The next mark: where the files stand after the records written so far.
     mark: Mark,
-    /// The mark last made durable and handed to the shards.
+    /// The mark last known durable and handed to the shards (kept up to date by the last
+    /// checkpoint; in between, the syncer hands the marks on).
     durable: Mark,
+    /// `next_seq` of the last checkpoint.
+    sealed: u64,
+    /// The thread that syncs the files at checkpoints (taken by the last checkpoint).
+    syncer: Option<Syncer>,
     /// Records written since the last checkpoint, and how many make one.
     since_checkpoint: usize,
     checkpoint_every: usize,
     handle: MarkHandle,
     /// Records replayed from the outbox of an interrupted run.
     replayed: u64,
+    /// A write failed: the files hold an unknown part of a line, so no checkpoint is made.
+    write_failed: bool,
     crash: CrashPoint,
 }
 
@@ -257,17 +265,22 @@ impl Sink {
             Some(Outcome::Duplicate { .. }) => {}
             None => self.replayed += 1,
         }
-        match &emitted.line {
+        let written = match &emitted.line {
             Some(line) if line.target == Target::Output => self
                 .output
                 .write_line(&line.bytes)
-                .context("writing the output")?,
+                .context("writing the output"),
             Some(line) => self
                 .errors
                 .write_line(&line.bytes)
-                .context("writing the errors file")?,
-            None => {}
+                .context("writing the errors file"),
+            None => Ok(()),
+        };
+        if written.is_err() {
+            // Part of the line may be in the file: no checkpoint may count it.
+            self.write_failed = true;
         }
+        written?;
         if let Some(digest) = self.digests.pop_front() {
             self.mark.input_digest = digest.0;
         }
@@ -279,21 +292,79 @@ impl Sink {
         Ok(())
     }
 
-    /// Makes the files durable up to the records written and hands the mark to the shards.
+    /// Seals the files up to the records written (buffers out, compressed members ended) and
+    /// has the syncer make them durable and hand the mark to the shards.
     fn checkpoint(&mut self) -> anyhow::Result<()> {
         self.since_checkpoint = 0;
-        if self.mark.next_seq == self.durable.next_seq && !self.mark.complete {
+        if self.write_failed {
+            bail!("a write to the files failed: they are durable up to the last checkpoint");
+        }
+        if self.mark.next_seq == self.sealed && !self.mark.complete {
             return Ok(());
         }
-        self.mark.output_bytes = self.output.checkpoint().context("writing the output")?;
-        self.mark.errors_bytes = self
-            .errors
-            .checkpoint()
-            .context("writing the errors file")?;
-        self.handle.set(&self.mark);
-        self.durable = self.mark.clone();
+        let files = self.seal()?;
+        self.sealed = self.mark.next_seq;
+        if let Some(syncer) = &self.syncer {
+            syncer
+                .submit(files, self.mark.clone())
+                .map_err(|e| anyhow::anyhow!("syncing the output files: {e}"))
+                .inspect_err(|_| self.write_failed = true)?;
+        }
         self.crash.after_checkpoint();
         Ok(())
+    }
+
+    /// Ends the files' compressed members after the records written and notes their lengths in
+    /// the mark; returns the handles to sync.
+    fn seal(&mut self) -> anyhow::Result<Vec<std::fs::File>> {
+        let sealed = self
+            .output
+            .seal()
+            .context("writing the output")
+            .and_then(|output| {
+                let errors = self.errors.seal().context("writing the errors file")?;
+                Ok((output, errors))
+            });
+        let ((output_bytes, output), (errors_bytes, errors)) =
+            sealed.inspect_err(|_| self.write_failed = true)?;
+        self.mark.output_bytes = output_bytes;
+        self.mark.errors_bytes = errors_bytes;
+        Ok(output.into_iter().chain(errors).collect())
+    }
+
+    /// The last checkpoint, on the writing thread: waits for the syncs queued, then (unless a
+    /// write failed) seals and syncs the files up to every record written and hands that mark
+    /// on. Returns the error that kept the files from being durable up to the end, if any; the
+    /// durable mark is in `self.durable` either way.
+    fn last_checkpoint(&mut self) -> Option<anyhow::Error> {
+        if let Some(syncer) = self.syncer.take() {
+            let (synced, error) = syncer.stop();
+            if let Some(mark) = synced {
+                self.durable = mark;
+            }
+            if let Some(error) = error {
+                self.write_failed = true;
+                return Some(anyhow::anyhow!("syncing the output files: {error}"));
+            }
+        }
+        if self.write_failed {
+            return Some(anyhow::anyhow!(
+                "a write to the files failed: they are durable up to the last checkpoint"
+            ));
+        }
+        let synced = self.seal().and_then(|files| {
+            for file in &files {
+                file.sync_data().context("syncing the output files")?;
+            }
+            Ok(())
+        });
+        if let Err(e) = synced {
+            self.write_failed = true;
+            return Some(e);
+        }
+        self.handle.set(&self.mark);
+        self.durable = self.mark.clone();
+        None
     }
 
     /// A per-record warning: above the progress bar, never with `--quiet`.
@@ -429,24 +500,25 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
     let mut digest = InputDigest::default();
     let (output, errors, mark) = match &resumed {
         Some(mark) => {
+            // The input is checked before the files are touched.
+            skip_written(&mut input, mark, &mut digest)?;
             let output = JsonlWriter::resume(&args.output, mark.output_bytes)
                 .context("reopening the output of the interrupted run")?;
-            let errors = if mark.errors_bytes > 0 {
+            // An errors file the interrupted run made after its mark is cut back too.
+            let errors = if mark.errors_bytes > 0 || errors_path.is_file() {
                 JsonlWriter::resume(&errors_path, mark.errors_bytes)
                     .context("reopening the errors file of the interrupted run")?
             } else {
                 JsonlWriter::lazy(&errors_path)
             };
-            skip_written(&mut input, mark, &mut digest)?;
             shards.resume(mark);
-            if !args.quiet {
-                eprintln!(
-                    "urltree extract: resuming the interrupted run on {}: the outcomes of its first {} input records are in {}; going on from there",
-                    config.state.path.display(),
-                    mark.next_seq,
-                    if mark.output == "-" { "the output" } else { &mark.output },
-                );
-            }
+            // Said even with --quiet: the run does not start from the beginning.
+            eprintln!(
+                "urltree extract: resuming the interrupted run on {}: the outcomes of its first {} input records are in {}; going on from there",
+                config.state.path.display(),
+                mark.next_seq,
+                if mark.output == "-" { "the output" } else { &mark.output },
+            );
             (output, errors, mark.clone())
         }
         None => {
@@ -478,11 +550,16 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
             quiet: args.quiet,
             digests: VecDeque::new(),
             durable: mark.clone(),
+            sealed: mark.next_seq,
+            syncer: Some(
+                Syncer::start(handle.clone()).context("starting the output's sync thread")?,
+            ),
             mark,
             since_checkpoint: 0,
             checkpoint_every: config.input.batch_size,
             handle,
             replayed: 0,
+            write_failed: false,
             crash: CrashPoint::from_env(),
         },
         since_progress: 0,
@@ -525,15 +602,10 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
     }
     // Read to its end, or to a read error: every outcome of what was read is written.
     run.mark.complete = true;
-    let finished = run.checkpoint().and_then(|()| {
-        run.output.finish().context("finishing the output")?;
-        run.errors.finish().context("finishing the errors file")?;
-        Ok(())
-    });
-    if let Err(e) = finished {
+    if let Some(e) = run.last_checkpoint() {
         let mark = run.durable.clone();
         let _ = shards.close(Some(&mark));
-        return Err(stopped_message(e, &run, &mark, &config.state.path));
+        return Err(stopped_message(e, &mark, &config.state.path));
     }
     let last = run.durable.clone();
     shards.close(Some(&last))?;
@@ -629,22 +701,21 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
 /// message says what is written and how the rest is done.
 fn stopped(error: anyhow::Error, mut sink: Sink, shards: Sharded, state: &Path) -> anyhow::Error {
     // A checkpoint that fails (the output's disk is full) leaves the last durable mark.
-    let _ = sink.checkpoint();
+    let _ = sink.last_checkpoint();
     let mark = sink.durable.clone();
     let _ = shards.close(Some(&mark));
-    stopped_message(error, &sink, &mark, state)
+    stopped_message(error, &mark, state)
 }
 
-fn stopped_message(error: anyhow::Error, sink: &Sink, mark: &Mark, state: &Path) -> anyhow::Error {
+fn stopped_message(error: anyhow::Error, mark: &Mark, state: &Path) -> anyhow::Error {
     let output = if mark.output == "-" {
         "the output".to_owned()
     } else {
         mark.output.clone()
     };
     error.context(format!(
-        "stopped: the outcomes of the first {} input records are written and synced to {output} ({} records in this run); those of the records after it that were processed are kept in the state at {}; run the same command again (same input, --state and -o) to write the rest, each record once",
+        "stopped: the outcomes of the first {} input records are written and synced to {output}; those of the records after them that were processed are kept in the state at {}; run the same command again (same input, --state and -o) to write the rest, each record once",
         mark.next_seq,
-        sink.output.written(),
         state.display()
     ))
 }

@@ -8,6 +8,7 @@ mod input;
 mod produce;
 mod progress;
 mod run;
+mod syncer;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;

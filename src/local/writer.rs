@@ -306,16 +306,28 @@ impl JsonlWriter {
     /// or frame ended, the file synced. Returns the file's length (0 for stdout and a file not
     /// opened).
     pub fn checkpoint(&mut self) -> io::Result<u64> {
+        let (len, file) = self.seal()?;
+        if let Some(file) = file {
+            file.sync_data()?;
+        }
+        Ok(len)
+    }
+
+    /// [`JsonlWriter::checkpoint`] but for the sync, left to the caller: returns the file's
+    /// length and, for a regular file, a handle to sync (`File::sync_data`) before that length
+    /// counts as durable.
+    pub fn seal(&mut self) -> io::Result<(u64, Option<File>)> {
         let Some(out) = self.out.as_mut() else {
-            return Ok(self.resume_at.unwrap_or(0));
+            return Ok((self.resume_at.unwrap_or(0), None));
         };
         out.flush()?;
         let encoded = out.get_mut();
         encoded.end_member()?;
-        if let Some(file) = encoded.sink().and_then(|s| s.file.as_ref()) {
-            file.sync_data()?;
-        }
-        Ok(encoded.sink().map_or(0, |s| s.bytes))
+        let file = match encoded.sink().and_then(|s| s.file.as_ref()) {
+            Some(file) => Some(file.try_clone()?),
+            None => None,
+        };
+        Ok((encoded.sink().map_or(0, |s| s.bytes), file))
     }
 
     /// Writes the buffered records, ends a compressed stream and syncs the file; records written
