@@ -350,12 +350,73 @@ fn full_disk(what: &str, small: &str, jobs: &str, suffix: &str) {
 
 #[test]
 fn a_full_disk_under_the_state_is_an_error_and_the_rerun_finishes() {
-    full_disk("state", "3m", "1", ".jsonl");
-    full_disk("state", "3m", "2", ".jsonl.gz");
+    full_disk("state", "1m", "1", ".jsonl");
+    full_disk("state", "1m", "2", ".jsonl.gz");
 }
 
 #[test]
 fn a_full_disk_under_the_output_is_an_error_and_the_rerun_finishes() {
     full_disk("output", "512k", "1", ".jsonl");
     full_disk("output", "256k", "2", ".jsonl.zst");
+}
+
+#[test]
+fn an_output_that_is_the_input_by_another_name_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = corpus_input(dir.path(), 5);
+    let content = std::fs::read(&input).unwrap();
+    let state = dir.path().join("state");
+    // A hard link to the input.
+    let link = dir.path().join("link.jsonl");
+    std::fs::hard_link(&input, &link).unwrap();
+    let refused = extract(&input, &link, &state, "1", None);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("is the input"),
+        "{}",
+        stderr(&refused)
+    );
+    // The input on stdin, redirected from the output file.
+    let refused = bin()
+        .args(["extract", "-q", "-", "-o"])
+        .arg(&link)
+        .arg("--state")
+        .arg(&state)
+        .stdin(std::fs::File::open(&input).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("is the input"),
+        "{}",
+        stderr(&refused)
+    );
+    assert!(
+        std::fs::read(&input).unwrap() == content,
+        "the input is intact"
+    );
+}
+
+#[test]
+fn a_state_in_use_by_another_run_is_refused_before_its_layout_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = corpus_input(dir.path(), 5);
+    let state = dir.path().join("state");
+    let held = urltree::shards::StateLock::acquire(&state).unwrap();
+    let out = dir.path().join("out.jsonl");
+    let refused = extract(&input, &out, &state, "2", None);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("in use by another urltree process"),
+        "{}",
+        stderr(&refused)
+    );
+    // Nothing was laid out: a run with another shard count is not refused once the lock goes.
+    assert_eq!(
+        urltree::shards::Layout::of(&state).unwrap(),
+        urltree::shards::Layout::Fresh
+    );
+    drop(held);
+    let run = extract(&input, &out, &state, "1", None);
+    assert!(run.status.success(), "{}", stderr(&run));
 }
