@@ -103,6 +103,12 @@ fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
+/// The run ended with exit code 2 and a message that says `why`.
+fn refused_with(output: &Output, why: &str) {
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(output));
+    assert!(stderr(output).contains(why), "{}", stderr(output));
+}
+
 /// Runs that die at the given crash points, one after the other, then a run to the end: the
 /// output equals `reference`, each record once.
 fn trial(
@@ -230,27 +236,32 @@ fn a_resumed_run_refuses_another_input_or_output_unless_told() {
     );
     assert!(!elsewhere.exists());
 
-    // Another input (the same records in another order): refused before anything is written.
+    // Another input (the same records in another order): refused, whether the interrupted run's
+    // mark covers its first records or the outbox holds them.
     let text = std::fs::read_to_string(&input).unwrap();
     let mut lines: Vec<&str> = text.lines().collect();
     lines.reverse();
     let other = dir.path().join("other.jsonl");
     std::fs::write(&other, lines.join("\n") + "\n").unwrap();
-    let before = std::fs::read(&out).unwrap();
     let refused = extract(&other, &out, &state, "1", None);
-    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
-    assert!(
-        stderr(&refused).contains("not the same input"),
-        "{}",
-        stderr(&refused)
+    refused_with(&refused, "not the same input");
+    // The right input then finishes the run, every record once.
+    let resumed = extract(&input, &out, &state, "1", None);
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    let reference_out = dir.path().join("reference.jsonl");
+    let run = extract(
+        &input,
+        &reference_out,
+        &dir.path().join("ref-state"),
+        "1",
+        None,
     );
-    assert_eq!(
-        std::fs::read(&out).unwrap(),
-        before,
-        "the output is untouched"
-    );
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert_eq!(records(&out), records(&reference_out));
 
-    // --no-resume starts a new run over the state.
+    // --no-resume starts a new run over a state that holds an interrupted one.
+    let killed = extract(&input, &out, &state, "1", Some("write:20"));
+    assert_eq!(killed.status.code(), None, "{}", stderr(&killed));
     let fresh = bin()
         .args(["extract", "-q", "--no-resume"])
         .arg(&other)
@@ -370,12 +381,7 @@ fn an_output_that_is_the_input_by_another_name_is_refused() {
     let link = dir.path().join("link.jsonl");
     std::fs::hard_link(&input, &link).unwrap();
     let refused = extract(&input, &link, &state, "1", None);
-    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
-    assert!(
-        stderr(&refused).contains("is the input"),
-        "{}",
-        stderr(&refused)
-    );
+    refused_with(&refused, "is the input");
     // The input on stdin, redirected from the output file.
     let refused = bin()
         .args(["extract", "-q", "-", "-o"])
@@ -385,12 +391,7 @@ fn an_output_that_is_the_input_by_another_name_is_refused() {
         .stdin(std::fs::File::open(&input).unwrap())
         .output()
         .unwrap();
-    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
-    assert!(
-        stderr(&refused).contains("is the input"),
-        "{}",
-        stderr(&refused)
-    );
+    refused_with(&refused, "is the input");
     assert!(
         std::fs::read(&input).unwrap() == content,
         "the input is intact"
@@ -405,12 +406,7 @@ fn a_state_in_use_by_another_run_is_refused_before_its_layout_is_read() {
     let held = urltree::shards::StateLock::acquire(&state).unwrap();
     let out = dir.path().join("out.jsonl");
     let refused = extract(&input, &out, &state, "2", None);
-    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
-    assert!(
-        stderr(&refused).contains("in use by another urltree process"),
-        "{}",
-        stderr(&refused)
-    );
+    refused_with(&refused, "in use by another urltree process");
     // Nothing was laid out: a run with another shard count is not refused once the lock goes.
     assert_eq!(
         urltree::shards::Layout::of(&state).unwrap(),

@@ -294,7 +294,7 @@ fn a_page_cut_at_the_parse_limits_says_so_in_its_warnings() {
     let dir = tempfile::tempdir().unwrap();
     let mut config = crate::config::Config::default();
     config.state.path = dir.path().to_owned();
-    config.parse.max_blocks = 2;
+    config.parse.max_blocks = 3;
     config.parse.max_block_chars = 20;
     let mut engine = super::Engine::open(&config).unwrap();
     let bytes = record(1, "Alpha");

@@ -85,6 +85,13 @@ pub enum ShardError {
         /// The state error.
         source: StateError,
     },
+    /// A resumed run read an input record other than the one whose outcome the interrupted run
+    /// committed.
+    #[error("input record {record} (in input order, from 0) is not the one the interrupted run read: it is not the same input; give that input to finish the run, or --no-resume to start a new one")]
+    InputChanged {
+        /// The record.
+        record: u64,
+    },
     /// A shard's thread ended without reporting (it panicked).
     #[error("shard {shard} stopped unexpectedly")]
     Lost {

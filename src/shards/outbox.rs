@@ -103,6 +103,14 @@ impl InputDigest {
     /// Bytes of a record's start taken into the digest.
     const HEAD: usize = 256;
 
+    /// The digest of one record alone: what an outbox entry keeps of the input record it came
+    /// from, so that a resumed run replays it only for the same record.
+    pub fn of_record(bytes: &[u8], source: &str) -> u64 {
+        let mut digest = InputDigest::default();
+        digest.add(bytes, source);
+        digest.0
+    }
+
     /// Adds one record.
     pub fn add(&mut self, bytes: &[u8], source: &str) {
         let mut h = self.0 ^ 0x9E37_79B9_7F4A_7C15;
@@ -122,11 +130,16 @@ impl InputDigest {
     }
 }
 
-/// Encodes one batch's outbox entry: every record's sequence and line (none for a duplicate).
-pub fn encode_batch<'a>(lines: impl Iterator<Item = (u64, Option<&'a Line>)>) -> Vec<u8> {
+/// One record of an outbox entry: its sequence, the check of the input record it came from
+/// ([`InputDigest::of_record`]), and its line (none for a duplicate).
+pub type Entry<'a> = (u64, u64, Option<&'a Line>);
+
+/// Encodes one batch's outbox entry: every record's sequence, check and line.
+pub fn encode_batch<'a>(lines: impl Iterator<Item = Entry<'a>>) -> Vec<u8> {
     let mut out = Vec::new();
-    for (seq, line) in lines {
+    for (seq, check, line) in lines {
         out.extend_from_slice(&seq.to_be_bytes());
+        out.extend_from_slice(&check.to_be_bytes());
         match line {
             None => out.push(0),
             Some(line) => {
@@ -142,16 +155,17 @@ pub fn encode_batch<'a>(lines: impl Iterator<Item = (u64, Option<&'a Line>)>) ->
     out
 }
 
-/// Decodes an outbox entry; `None` when it is corrupt.
-pub fn decode_batch(mut bytes: &[u8]) -> Option<Vec<(u64, Option<Line>)>> {
+/// Decodes an outbox entry into (sequence, check, line); `None` when it is corrupt.
+pub fn decode_batch(mut bytes: &[u8]) -> Option<Vec<(u64, u64, Option<Line>)>> {
     let mut entries = Vec::new();
     while !bytes.is_empty() {
         let seq = u64::from_be_bytes(bytes.get(..8)?.try_into().ok()?);
-        let kind = *bytes.get(8)?;
-        bytes = &bytes[9..];
+        let check = u64::from_be_bytes(bytes.get(8..16)?.try_into().ok()?);
+        let kind = *bytes.get(16)?;
+        bytes = &bytes[17..];
         let target = match kind {
             0 => {
-                entries.push((seq, None));
+                entries.push((seq, check, None));
                 continue;
             }
             1 => Target::Output,
@@ -163,6 +177,7 @@ pub fn decode_batch(mut bytes: &[u8]) -> Option<Vec<(u64, Option<Line>)>> {
         bytes = &bytes[4 + len..];
         entries.push((
             seq,
+            check,
             Some(Line {
                 target,
                 bytes: line,
@@ -248,14 +263,14 @@ impl ShardOutbox {
         if let (Some(batch), Some(mark)) = (batch.filter(|b| !b.is_empty()), mark) {
             writes.push((
                 outbox_key(mark.run, batch[0].0),
-                Some(encode_batch(batch.iter().map(|(s, l)| (*s, *l)))),
+                Some(encode_batch(batch.iter().copied())),
             ));
         }
         writes
     }
 
     /// Records that the writes of [`ShardOutbox::writes`] for the same arguments were committed.
-    pub fn committed(&mut self, batch: Option<&[(u64, Option<&Line>)]>, mark: Option<&MarkUpdate>) {
+    pub fn committed(&mut self, batch: Option<&[Entry<'_>]>, mark: Option<&MarkUpdate>) {
         let Some(mark) = mark else {
             return;
         };
@@ -283,10 +298,11 @@ mod tests {
             target: Target::Errors,
             bytes: b"{}\n".to_vec(),
         };
-        let encoded = encode_batch([(7, Some(&out)), (9, None), (12, Some(&err))].into_iter());
+        let encoded =
+            encode_batch([(7, 70, Some(&out)), (9, 90, None), (12, 120, Some(&err))].into_iter());
         assert_eq!(
             decode_batch(&encoded).unwrap(),
-            vec![(7, Some(out)), (9, None), (12, Some(err))]
+            vec![(7, 70, Some(out)), (9, 90, None), (12, 120, Some(err))]
         );
         assert_eq!(decode_batch(&encoded[..encoded.len() - 1]), None);
         assert_eq!(decode_batch(&[]), Some(vec![]));
@@ -299,7 +315,7 @@ mod tests {
             bytes: b"x\n".to_vec(),
         };
         let mut outbox = ShardOutbox::holding([(1, 0, 3), (2, 0, 3), (2, 4, 9)].into_iter());
-        let batch = [(10, Some(&line)), (11, None)];
+        let batch = [(10, 1, Some(&line)), (11, 2, None)];
         let mark = MarkUpdate::of(&Mark {
             run: 2,
             next_seq: 4,

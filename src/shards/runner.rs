@@ -30,7 +30,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use super::layout::{domain_map_path, shard_dir};
-use super::outbox::{decode_batch, Line, Mark, MarkUpdate, ShardOutbox};
+use super::outbox::{decode_batch, Entry, InputDigest, Line, Mark, MarkUpdate, ShardOutbox};
 use super::{route, DomainMap, RunError, ShardError};
 use crate::config::Config;
 use crate::engine::{Engine, Input, Outcome, Stats};
@@ -57,8 +57,9 @@ pub struct Recovered {
     pub marks: Vec<Mark>,
     /// Marks that did not decode.
     pub corrupt_marks: usize,
-    /// The committed outcomes not yet known to be in the files, by run and input sequence.
-    pub outbox: BTreeMap<(u64, u64), Option<Line>>,
+    /// The committed outcomes not yet known to be in the files, by run and input sequence, with
+    /// the check of the input record each came from.
+    pub outbox: BTreeMap<(u64, u64), (u64, Option<Line>)>,
 }
 
 impl Recovered {
@@ -74,6 +75,9 @@ impl Recovered {
         self.newest().filter(|m| !m.complete)
     }
 }
+
+/// Outcomes to replay by input sequence, each with the check of its input record.
+type Replay = BTreeMap<u64, (u64, Option<Line>)>;
 
 /// The newest mark the caller set, read by every commit.
 type Latest = Arc<Mutex<Option<Arc<MarkUpdate>>>>;
@@ -137,7 +141,7 @@ struct Inline {
     /// Sequence of the next record taken.
     next_seq: u64,
     outbox: Option<ShardOutbox>,
-    replay: BTreeMap<u64, Option<Line>>,
+    replay: Replay,
     latest: Latest,
 }
 
@@ -161,7 +165,7 @@ struct Pool {
     next_emit: u64,
     /// The earliest failed batch: nothing from its first record on is emitted.
     failed: Option<Failed>,
-    replay: BTreeMap<u64, Option<Line>>,
+    replay: Replay,
     latest: Latest,
     /// The shards hold outboxes.
     delivery: bool,
@@ -288,10 +292,10 @@ impl Sharded {
     /// of processed, and the mark is stored again with the next commits (which delete the
     /// entries before it).
     pub fn resume(&mut self, mark: &Mark) {
-        let replay: BTreeMap<u64, Option<Line>> = std::mem::take(&mut self.recovered.outbox)
+        let replay: Replay = std::mem::take(&mut self.recovered.outbox)
             .into_iter()
             .filter(|((run, seq), _)| *run == mark.run && *seq >= mark.next_seq)
-            .map(|((_, seq), line)| (seq, line))
+            .map(|((_, seq), entry)| (seq, entry))
             .collect();
         match &mut self.mode {
             Mode::Inline(inline) => {
@@ -489,11 +493,13 @@ fn recover(engine: &Engine, recovered: &mut Recovered) -> Result<ShardOutbox, St
             cf: "progress",
             detail: format!("the outbox entry of input record {first} does not decode"),
         })?;
-        let last = entries.last().map_or(first, |(seq, _)| *seq);
+        let last = entries.last().map_or(first, |(seq, _, _)| *seq);
         held.push((run, first, last));
-        recovered
-            .outbox
-            .extend(entries.into_iter().map(|(seq, line)| ((run, seq), line)));
+        recovered.outbox.extend(
+            entries
+                .into_iter()
+                .map(|(seq, check, line)| ((run, seq), (check, line))),
+        );
     }
     Ok(ShardOutbox::holding(held.into_iter()))
 }
@@ -539,13 +545,40 @@ fn process(
         .collect())
 }
 
-/// A batch's records' sequences with their lines.
-fn numbered<'a>(records: &Batch, lines: &'a [Option<Line>]) -> Vec<(u64, Option<&'a Line>)> {
+/// A batch's records' sequences and checks with their lines.
+fn numbered<'a>(records: &Batch, lines: &'a [Option<Line>]) -> Vec<Entry<'a>> {
     records
         .iter()
-        .map(|(seq, _, _)| *seq)
-        .zip(lines.iter().map(Option::as_ref))
+        .zip(lines)
+        .map(|((seq, bytes, source), line)| {
+            (
+                *seq,
+                InputDigest::of_record(bytes, &source.topic),
+                line.as_ref(),
+            )
+        })
         .collect()
+}
+
+/// The outcome to replay for record `seq` (`bytes` from `source`), if the replay holds one;
+/// an error when it holds one of another input record.
+fn replayed<E>(
+    replay: &mut Replay,
+    seq: u64,
+    bytes: &[u8],
+    source: &Source,
+) -> Result<Option<Emitted>, RunError<E>> {
+    let Some((check, line)) = replay.remove(&seq) else {
+        return Ok(None);
+    };
+    if check != InputDigest::of_record(bytes, &source.topic) {
+        return Err(ShardError::InputChanged { record: seq }.into());
+    }
+    Ok(Some(Emitted {
+        seq,
+        outcome: None,
+        line,
+    }))
 }
 
 /// Commits a run's last mark in a shard's state.
@@ -572,14 +605,9 @@ impl Inline {
     ) -> Result<(), RunError<E>> {
         let seq = self.next_seq;
         self.next_seq += 1;
-        if let Some(line) = self.replay.remove(&seq) {
+        if let Some(emitted) = replayed(&mut self.replay, seq, &bytes, &source)? {
             self.flush(emit)?;
-            return emit(Emitted {
-                seq,
-                outcome: None,
-                line,
-            })
-            .map_err(RunError::Emit);
+            return emit(emitted).map_err(RunError::Emit);
         }
         self.pending.push((seq, bytes, source));
         if self.pending.len() >= self.batch_size {
@@ -671,12 +699,8 @@ impl Pool {
         self.receive_ready(emit)?;
         let seq = self.next_seq;
         self.next_seq += 1;
-        if let Some(line) = self.replay.remove(&seq) {
-            self.reorder.push_back(Some(Emitted {
-                seq,
-                outcome: None,
-                line,
-            }));
+        if let Some(emitted) = replayed(&mut self.replay, seq, &bytes, &source)? {
+            self.reorder.push_back(Some(emitted));
             self.receive_ready(emit)?;
             return self.bound(emit);
         }
