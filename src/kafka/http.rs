@@ -441,6 +441,86 @@ fn route(req: &Request<Incoming>, status: &Status) -> Response<Full<Bytes>> {
 mod tests {
     use super::*;
 
+    /// A raw HTTP/1.1 exchange on a new connection: the response's bytes until the server closes.
+    fn exchange(addr: SocketAddr, request: &str) -> String {
+        use std::io::{Read, Write};
+        let mut stream = std::net::TcpStream::connect(addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut response = Vec::new();
+        let _ = stream.read_to_end(&mut response);
+        String::from_utf8_lossy(&response).into_owned()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn idle_and_silent_connections_neither_block_a_probe_nor_stay_open() {
+        let metrics = Metrics::new().unwrap();
+        let status = Status {
+            ready: Arc::new(Readiness::new(metrics.clone())),
+            metrics,
+        };
+        let (addr, listener) = bind("127.0.0.1:0").await.unwrap();
+        let (stop, shutdown) = watch::channel(false);
+        let limits = Limits {
+            max_connections: 8,
+            header_read_timeout: Duration::from_millis(300),
+            idle_timeout: Duration::from_millis(600),
+        };
+        let server = tokio::spawn(serve_with(listener, status, shutdown, limits));
+        let client = tokio::task::spawn_blocking(move || {
+            use std::io::Read;
+            // Twice the cap of connections that never send a byte.
+            let idle: Vec<_> = (0..16)
+                .map(|_| std::net::TcpStream::connect(addr).unwrap())
+                .collect();
+            let started = Instant::now();
+            let ok = exchange(
+                addr,
+                "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            );
+            assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
+            assert!(ok.ends_with("ok\n"), "{ok}");
+            assert!(started.elapsed() < Duration::from_secs(1));
+            // HEAD: the headers, the length of the body, no body.
+            let head = exchange(
+                addr,
+                "HEAD /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            );
+            assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+            assert!(head.contains("content-length: 3"), "{head}");
+            assert!(head.ends_with("\r\n\r\n"), "{head}");
+            let post = exchange(addr, "POST /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+            assert!(post.starts_with("HTTP/1.1 405"), "{post}");
+            assert!(post.contains("allow: GET, HEAD"), "{post}");
+            // A header never finished is cut off after the header-read timeout.
+            let slow = exchange(addr, "GET /metrics HTTP/1.1\r\nHost: x\r\n");
+            assert!(!slow.contains("200"), "{slow}");
+            // Every idle connection is closed: evicted past the cap, or timed out.
+            std::thread::sleep(Duration::from_millis(900));
+            for mut stream in idle {
+                stream
+                    .set_read_timeout(Some(Duration::from_secs(2)))
+                    .unwrap();
+                let mut byte = [0u8; 1];
+                let read = stream.read(&mut byte);
+                assert!(
+                    matches!(read, Ok(0))
+                        || read
+                            .as_ref()
+                            .is_err_and(|e| e.kind() != std::io::ErrorKind::WouldBlock
+                                && e.kind() != std::io::ErrorKind::TimedOut),
+                    "an idle connection is still open: {read:?}"
+                );
+            }
+        });
+        let result = client.await;
+        stop.send(true).unwrap();
+        server.await.unwrap();
+        result.unwrap();
+    }
+
     #[test]
     fn not_ready_while_any_partition_restores_and_the_gauges_agree() {
         let metrics = Metrics::new().unwrap();

@@ -244,11 +244,7 @@ impl ShardOutbox {
     /// useless (all of them once the run is complete), the mark when it is newer than the one
     /// stored, and the batch's entry, in that order (a batch's entry may take the key of an
     /// entry of another run that goes).
-    pub fn writes(
-        &self,
-        batch: Option<&[(u64, Option<&Line>)]>,
-        mark: Option<&MarkUpdate>,
-    ) -> Writes {
+    pub fn writes(&self, batch: Option<&[Entry<'_>]>, mark: Option<&MarkUpdate>) -> Writes {
         let mut writes = Writes::new();
         if let Some(mark) = mark {
             for &entry in &self.held {
