@@ -480,12 +480,11 @@ fn made(seq: u64, outcome: Outcome, delivery: bool) -> Emitted {
 /// the shard's side of the delivery.
 fn recover(engine: &Engine, recovered: &mut Recovered) -> Result<ShardOutbox, StateError> {
     let store = engine.store();
-    match store.delivery_mark()? {
-        Some(bytes) => match Mark::decode(&bytes) {
+    if let Some(bytes) = store.delivery_mark()? {
+        match Mark::decode(&bytes) {
             Some(mark) => recovered.marks.push(mark),
             None => recovered.corrupt_marks += 1,
-        },
-        None => {}
+        }
     }
     let mut held = Vec::new();
     for (run, first, bytes) in store.outbox()? {
