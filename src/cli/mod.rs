@@ -1,6 +1,7 @@
 //! Command-line interface: argument parsing, logging set-up and the subcommands.
 
 mod bench;
+mod crash;
 mod eval;
 mod extract;
 mod input;
@@ -11,6 +12,7 @@ mod progress;
 mod readme;
 #[cfg(feature = "kafka")]
 mod run;
+mod syncer;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;

@@ -248,6 +248,38 @@ impl Engine {
         progress: Option<(&str, u64)>,
         before_commit: impl FnOnce(&[Outcome], &[Change]) -> Result<(), E>,
     ) -> Result<Vec<Outcome>, BatchError<E>> {
+        self.run_batch(inputs, progress, |outcomes, changes, _| {
+            before_commit(outcomes, changes)
+        })
+    }
+
+    /// Like [`Engine::process_batch`], with the delivery records `deliver` makes of the outcomes
+    /// (keys and values of [`crate::state::delivery`], `None` deleting a key) written in the
+    /// batch's atomic commit: `urltree extract` keeps a batch's outcomes in the state with its
+    /// pages, so that none is lost when the process dies before they reach the output.
+    pub fn process_batch_delivering(
+        &mut self,
+        inputs: &[Input<'_>],
+        deliver: impl FnOnce(&[Outcome]) -> Vec<(Vec<u8>, Option<Vec<u8>>)>,
+    ) -> Result<Vec<Outcome>, StateError> {
+        self.run_batch(inputs, None, |outcomes, _, txn| {
+            for (key, value) in deliver(outcomes) {
+                txn.deliver(key, value);
+            }
+            Ok::<(), std::convert::Infallible>(())
+        })
+        .map_err(|e| match e {
+            BatchError::State(e) => e,
+            BatchError::Aborted(never) => match never {},
+        })
+    }
+
+    fn run_batch<E>(
+        &mut self,
+        inputs: &[Input<'_>],
+        progress: Option<(&str, u64)>,
+        before_commit: impl FnOnce(&[Outcome], &[Change], &mut crate::state::Txn<'_>) -> Result<(), E>,
+    ) -> Result<Vec<Outcome>, BatchError<E>> {
         let batch_started = OffsetDateTime::now_utc()
             .format(&Rfc3339)
             .unwrap_or_default();
@@ -274,7 +306,7 @@ impl Engine {
         if let Some((source, next_offset)) = progress {
             txn.set_progress(source, next_offset);
         }
-        before_commit(&outcomes, &changes).map_err(BatchError::Aborted)?;
+        before_commit(&outcomes, &changes, &mut txn).map_err(BatchError::Aborted)?;
         txn.commit().map_err(BatchError::State)?;
         self.stats = stats;
         Ok(outcomes)

@@ -72,6 +72,19 @@ impl PageContext<'_> {
         let (mut time_ms, clamped) = learn::event_time_ms(&page, input.timestamp_ms);
         let mut warnings = std::mem::take(&mut page.warnings);
         self.stats.dropped_fields += warnings.len() as u64;
+        // A page the parse limits cut says so: its text is not all there.
+        if self.tokenizer.stats().block_limit_hit {
+            warnings.push(format!(
+                "the page has more than {} blocks (parse.max_blocks): the rest was not read",
+                blocks.len()
+            ));
+        }
+        let cut_blocks = blocks.iter().filter(|b| b.truncated).count();
+        if cut_blocks > 0 {
+            warnings.push(format!(
+                "{cut_blocks} block(s) longer than parse.max_block_chars characters: their text was cut"
+            ));
+        }
         if clamped {
             // An untrusted time ages nothing: it goes no further than the domain's newest.
             let domain = txn.domain(branch.root())?;

@@ -84,7 +84,9 @@ pub struct KafkaConfig {
     pub transaction_timeout_ms: u64,
     /// Documents per RocksDB write while restoring a partition from the changelog.
     pub restore_batch_size: usize,
-    /// Address of the HTTP server (`/metrics`, `/healthz`, `/readyz`).
+    /// Address of the HTTP server (`/metrics`, `/healthz`, `/readyz`): loopback by default, so
+    /// a worker started by hand exposes nothing; the Helm chart sets `0.0.0.0` for the probes
+    /// and Prometheus.
     pub http_listen: String,
     /// Topic names.
     pub topics: Topics,
@@ -110,7 +112,7 @@ impl Default for KafkaConfig {
             transactional_id_prefix: None,
             transaction_timeout_ms: 60_000,
             restore_batch_size: 2_000,
-            http_listen: "0.0.0.0:9095".into(),
+            http_listen: "127.0.0.1:9095".into(),
             topics: Topics::default(),
             properties: BTreeMap::new(),
             consumer_properties: BTreeMap::new(),
@@ -203,10 +205,32 @@ pub const MANAGED_PROPERTIES: [(&str, &str); 18] = [
 
 /// Why urltree refuses the librdkafka property `name` in a property map, when it does.
 pub fn managed_property(name: &str) -> Option<&'static str> {
+    // librdkafka takes a topic-level property on the global configuration under a `topic.`
+    // prefix: the alias is refused with the property.
+    let bare = name.strip_prefix("topic.").unwrap_or(name);
     MANAGED_PROPERTIES
         .iter()
-        .find(|(managed, _)| *managed == name)
+        .find(|(managed, _)| *managed == name || *managed == bare)
         .map(|(_, reason)| *reason)
+}
+
+/// A client configuration error without the property's value (librdkafka's message and
+/// rdkafka's error both carry it, and a misspelled secret's name, `sasl.pasword`, is no secret
+/// by its name): the value is replaced by [`REDACTED`] wherever it appears.
+#[cfg(feature = "kafka")]
+pub fn without_value(error: rdkafka::error::KafkaError) -> rdkafka::error::KafkaError {
+    use rdkafka::error::KafkaError;
+    match error {
+        KafkaError::ClientConfig(res, desc, key, value) => {
+            let desc = if value.is_empty() {
+                desc
+            } else {
+                desc.replace(&value, REDACTED)
+            };
+            KafkaError::ClientConfig(res, desc, key, REDACTED.to_owned())
+        }
+        other => other,
+    }
 }
 
 /// What `urltree config` prints in place of a secret's value.
@@ -407,6 +431,40 @@ mod tests {
         }
         let e = load("[kafka.topics]\nchangelog = \"clean-text\"").unwrap_err();
         assert!(e.to_string().contains("kafka.topics"), "{e}");
+    }
+
+    #[test]
+    fn topic_prefixed_aliases_are_refused() {
+        assert!(managed_property("topic.enable.auto.commit").is_some());
+        assert!(managed_property("topic.auto.commit.enable").is_some());
+        assert!(managed_property("topic.metadata.refresh.interval.ms").is_none());
+        let e =
+            load("[kafka.consumer_properties]\n\"topic.enable.auto.commit\" = true").unwrap_err();
+        assert!(e.to_string().contains("is refused"), "{e}");
+    }
+
+    #[cfg(feature = "kafka")]
+    #[test]
+    fn client_errors_hide_values() {
+        let mut client = rdkafka::ClientConfig::new();
+        client.set("sasl.pasword", "hunter2");
+        let e = client
+            .create::<rdkafka::consumer::BaseConsumer>()
+            .map(|_| ())
+            .map_err(without_value)
+            .unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("sasl.pasword"), "{text}");
+        assert!(!text.contains("hunter2"), "{text}");
+        let mut client = rdkafka::ClientConfig::new();
+        client.set("fetch.wait.max.ms", "a-secret-ish-value");
+        let text = client
+            .create::<rdkafka::consumer::BaseConsumer>()
+            .map(|_| ())
+            .map_err(without_value)
+            .unwrap_err()
+            .to_string();
+        assert!(!text.contains("a-secret-ish-value"), "{text}");
     }
 
     #[test]

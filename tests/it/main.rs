@@ -10,6 +10,7 @@ mod cli;
 mod corpus;
 mod dockerfile;
 mod engine;
+mod extract_delivery;
 mod first_hour;
 mod lang;
 mod metadata;
