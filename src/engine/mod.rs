@@ -10,7 +10,8 @@
 //!
 //! [`Engine`] owns the state and runs batches; `page` runs one record through the stages. Every
 //! input source (local files, Kafka) hands the engine batches of raw records and gets one
-//! [`Outcome`] per record back, in order.
+//! [`Outcome`] per record back, in order. [`Stateless`] runs the same stages for one page at a
+//! time without a state (the cold-start path of `urltree::extract` and of `extract` on one page).
 
 mod admit;
 mod assemble;
@@ -18,6 +19,7 @@ mod classify;
 mod learn;
 mod lookup;
 mod page;
+mod stateless;
 
 #[cfg(test)]
 mod tests;
@@ -33,6 +35,7 @@ use crate::state::{StateError, Store};
 use crate::tree::{classifier, Classifier, Heuristic, Retention};
 use crate::urlkey::{QueryRules, RulesError, UrlKeyer};
 use page::PageContext;
+pub use stateless::Stateless;
 
 /// One raw input record and where it came from.
 #[derive(Clone, Debug)]
