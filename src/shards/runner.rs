@@ -236,6 +236,18 @@ impl Sharded {
         }
     }
 
+    /// Processes what is pending and emits every outcome left, keeping the shards open for more
+    /// records.
+    pub fn flush<E>(
+        &mut self,
+        emit: &mut impl FnMut(Outcome) -> Result<(), E>,
+    ) -> Result<(), RunError<E>> {
+        match &mut self.mode {
+            Mode::Inline(inline) => inline.flush(emit),
+            Mode::Threads(pool) => pool.drain(emit),
+        }
+    }
+
     /// Processes what is pending and emits every outcome left; returns the totals.
     pub fn finish<E>(
         mut self,
@@ -515,7 +527,8 @@ impl Pool {
         }
     }
 
-    fn finish<E>(
+    /// Sends every pending batch and emits every outcome.
+    fn drain<E>(
         &mut self,
         emit: &mut impl FnMut(Outcome) -> Result<(), E>,
     ) -> Result<(), RunError<E>> {
@@ -524,6 +537,14 @@ impl Pool {
         while self.next_emit < self.next_seq {
             self.receive_one(emit)?;
         }
+        Ok(())
+    }
+
+    fn finish<E>(
+        &mut self,
+        emit: &mut impl FnMut(Outcome) -> Result<(), E>,
+    ) -> Result<(), RunError<E>> {
+        self.drain(emit)?;
         self.close();
         for (shard, thread) in self.threads.iter_mut().enumerate() {
             if let Some(thread) = thread.take() {
