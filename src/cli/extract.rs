@@ -1,4 +1,5 @@
-//! `urltree extract`: local files in, clean-text JSONL out, state in a local RocksDB directory.
+//! `urltree extract`: local files in, clean-text JSONL out, state in a local RocksDB directory;
+//! one HTML page without `--state` goes through the cold-start path and writes no state.
 //!
 //! Exit codes: 0 when the input was read to its end (records that could not be processed are
 //! dead letters in the errors file); 1 the same, but `--strict` was given and some records were
@@ -13,7 +14,8 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use indicatif::ProgressBar;
 use urltree::config::Config;
-use urltree::engine::{Outcome, Stats};
+use super::engines::Engines;
+use urltree::engine::{Outcome, Stateless, Stats};
 use urltree::local::{Compression, Item, JsonlWriter};
 use urltree::record::{DeadLetter, Source};
 use urltree::shards::{self, RunError, Sharded};
@@ -33,6 +35,7 @@ pub struct Args {
     #[arg(long)]
     errors: Option<PathBuf>,
     /// State directory (overrides `[state] path`); kept between runs, so a second run keeps learning.
+    /// One HTML page (a .html file, or HTML on stdin) uses no state unless this is given.
     #[arg(long)]
     state: Option<PathBuf>,
     /// Classification heuristic (overrides `[tree] heuristic`).
@@ -100,7 +103,7 @@ fn absolute(path: &Path) -> PathBuf {
 
 /// The records of one run on their way to the engines and out.
 struct Run {
-    shards: Sharded,
+    shards: Engines,
     sink: Sink,
     /// Records taken since the progress was last shown.
     since_progress: usize,
@@ -223,15 +226,23 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| default_errors_path(&args.output));
     check_paths(&args.input.input, &args.output, &errors_path)?;
-    let jobs = shards::resolve_jobs(
-        &config.state.path,
-        args.jobs.map(usize::from),
-        std::thread::available_parallelism().map_or(1, usize::from),
-    )?;
     // Opened before anything is created, so a missing input leaves no state or output.
     let mut input = args.input.open(&config)?;
-    let shards = Sharded::open(&config, jobs)
-        .with_context(|| format!("opening state at {}", config.state.path.display()))?;
+    // One page learns nothing a later run could use unless a state is asked for.
+    let stateless = input.is_one_page() && args.state.is_none();
+    let (shards, jobs) = if stateless {
+        let pipeline = Stateless::new(&config).context("loading the URL rules")?;
+        (Engines::Stateless(Box::new(pipeline)), 1)
+    } else {
+        let jobs = shards::resolve_jobs(
+            &config.state.path,
+            args.jobs.map(usize::from),
+            std::thread::available_parallelism().map_or(1, usize::from),
+        )?;
+        let shards = Sharded::open(&config, jobs)
+            .with_context(|| format!("opening state at {}", config.state.path.display()))?;
+        (Engines::Sharded(shards), jobs)
+    };
     let show_progress = !args.quiet && std::io::stderr().is_terminal();
     let started = Instant::now();
     let mut run = Run {
@@ -294,7 +305,9 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
             run.errors.written()
         );
     }
-    if jobs > 1 {
+    if stateless {
+        eprintln!("  state:  none (one page, its site's first: give --state to learn from it)");
+    } else if jobs > 1 {
         eprintln!("  state:  {} ({jobs} shards)", config.state.path.display());
     } else {
         eprintln!("  state:  {}", config.state.path.display());

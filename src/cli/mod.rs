@@ -1,6 +1,7 @@
 //! Command-line interface: argument parsing, logging set-up and the subcommands.
 
 mod bench;
+mod engines;
 mod eval;
 mod extract;
 mod input;
