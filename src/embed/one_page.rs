@@ -34,7 +34,7 @@ use crate::record::Source;
 /// assert_eq!(page.domain, "example.org");
 /// assert_eq!(page.title.as_deref(), Some("Crane"));
 /// ```
-pub fn extract<'h>(html: impl Into<Html<'h>>, url: &str) -> Result<Extracted, Rejected> {
+pub fn extract<'h>(html: impl Into<Html<'h>>, url: &'h str) -> Result<Extracted, Rejected> {
     thread_local! {
         static DEFAULT: RefCell<Option<PageExtractor>> = const { RefCell::new(None) };
     }
