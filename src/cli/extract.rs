@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+use super::engines::Engines;
 use anyhow::{bail, Context};
 use indicatif::ProgressBar;
 use urltree::config::Config;
-use super::engines::Engines;
 use urltree::engine::{Outcome, Stateless, Stats};
 use urltree::local::{Compression, Item, JsonlWriter};
 use urltree::record::{DeadLetter, Source};

@@ -101,7 +101,10 @@ impl PageExtractor {
 
     /// The record of one raw-html JSON record (DESIGN §5), or why it was rejected.
     pub fn extract_record(&mut self, record: &[u8]) -> Result<Extracted, Rejected> {
-        match self.pipeline.process(&Input::new(record, Source::line("-", 1))) {
+        match self
+            .pipeline
+            .process(&Input::new(record, Source::line("-", 1)))
+        {
             Outcome::Clean(record) => Ok(*record),
             Outcome::Rejected(dead) => Err((*dead).into()),
             // A pipeline without a state has nothing to be a duplicate of.

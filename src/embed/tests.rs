@@ -171,7 +171,10 @@ fn bad_pages_are_rejected_with_their_dead_letter_kinds() {
         extract(html, "mailto:someone@example.org").map_err(kind),
         Err(ErrorKind::BadUrl)
     );
-    assert_eq!(extract(html, "").map_err(kind), Err(ErrorKind::MissingField));
+    assert_eq!(
+        extract(html, "").map_err(kind),
+        Err(ErrorKind::MissingField)
+    );
     assert_eq!(
         extract(html, "http://localhost/a").map_err(kind),
         Err(ErrorKind::BadUrl)
@@ -179,8 +182,8 @@ fn bad_pages_are_rejected_with_their_dead_letter_kinds() {
     let mut config = Config::default();
     config.input.max_record_bytes = 1000;
     let big = "<p>word </p>".repeat(200);
-    let error = super::extract_with(&Page::new("https://example.org/", big.as_str()), &config)
-        .unwrap_err();
+    let error =
+        super::extract_with(&Page::new("https://example.org/", big.as_str()), &config).unwrap_err();
     assert!(
         matches!(&error, Error::Rejected(r) if r.kind == ErrorKind::TooLarge),
         "{error}"

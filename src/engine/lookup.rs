@@ -32,9 +32,14 @@ pub(super) fn look_up(
     // The leaf holds this page alone (see `Branch`): support 1, every block counted once.
     let mut supports = txn.supports(branch.stored())?;
     supports.push(1);
-    evidence(classifier, branch, blocks, learned, &supports, |node, keys| {
-        txn.counts(branch.root(), node, keys)
-    })
+    evidence(
+        classifier,
+        branch,
+        blocks,
+        learned,
+        &supports,
+        |node, keys| txn.counts(branch.root(), node, keys),
+    )
 }
 
 /// The evidence for a page in a tree that holds it alone, as a fresh state gives it right after

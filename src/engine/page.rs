@@ -159,7 +159,11 @@ pub(super) struct PageContext<'e> {
 
 impl PageContext<'_> {
     /// Runs one record through the stages; only a state error fails it.
-    pub fn process<T: Tree>(&mut self, tree: &mut T, input: &Input<'_>) -> Result<Outcome, T::Error> {
+    pub fn process<T: Tree>(
+        &mut self,
+        tree: &mut T,
+        input: &Input<'_>,
+    ) -> Result<Outcome, T::Error> {
         self.stats.records += 1;
         let outcome = self.process_page(tree, input);
         match &outcome {
