@@ -45,7 +45,7 @@ def test_the_example_streams_a_crawl_like_the_cli(repo, urltree_bin, tmp_path, i
         env={**os.environ, "RUST_LOG": "error"},
     )
     assert _texts(out) == _texts(cli)
-    assert len(_texts(out)) >= 5
+    assert len(_texts(out)) >= 3
     # A second run over the same state has learned every page already.
     again = subprocess.run(
         [sys.executable, str(EXAMPLE), str(source), "-o", str(tmp_path / "again.jsonl"),
