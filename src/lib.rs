@@ -37,7 +37,7 @@
 //! - [`kafka`]: the Kafka worker of `urltree run`; [`produce`]: `urltree produce`, local records
 //!   into the input topic keyed by registrable domain;
 //! - [`local`]: local files in and out; [`corpus`]: gold corpora and evaluation runs;
-//!   [`bench`]: the throughput benchmark.
+//!   [`bench`](mod@bench): the throughput benchmark.
 
 pub mod bench;
 pub mod blocks;
