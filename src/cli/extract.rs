@@ -10,6 +10,9 @@
 //! batch's worth of records and a mark says how far; a run killed at any moment is resumed by
 //! the next run on the same `--state` and `-o`, which truncates the files to the mark, replays
 //! the outbox and processes the rest, so every record's outcome is written once.
+//!
+//! One HTML page without `--state` goes through the cold-start path of a fresh state and writes
+//! no state (DESIGN §6): it is its site's first page, and nothing a later run could use is learned.
 
 use std::collections::VecDeque;
 use std::io::IsTerminal;
@@ -20,10 +23,10 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use indicatif::ProgressBar;
 use urltree::config::Config;
-use urltree::engine::{Outcome, Stats};
+use urltree::engine::{Input, Outcome, Stateless, Stats};
 use urltree::local::{Compression, Item, JsonlWriter, RecordSource};
 use urltree::record::{DeadLetter, Source};
-use urltree::shards::outbox::{InputDigest, Mark, Target};
+use urltree::shards::outbox::{InputDigest, Line, Mark, Target};
 use urltree::shards::{self, Emitted, MarkHandle, RunError, Sharded, StateLock};
 
 use super::crash::CrashPoint;
@@ -47,6 +50,7 @@ pub struct Args {
     #[arg(long)]
     errors: Option<PathBuf>,
     /// State directory (overrides `[state] path`); kept between runs, so a second run keeps learning.
+    /// One HTML page (a .html file, or HTML on stdin) uses no state unless this is given.
     #[arg(long)]
     state: Option<PathBuf>,
     /// Classification heuristic (overrides `[tree] heuristic`).
@@ -485,6 +489,10 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
     check_paths(&args.input.input, &args.output, &errors_path)?;
     // Opened before anything is created, so a missing input leaves no state or output.
     let mut input = args.input.open(&config)?;
+    // One page learns nothing a later run could use unless a state is asked for.
+    if input.is_one_page() && args.state.is_none() {
+        return one_page(input, &config, &args, &errors_path);
+    }
     // One run at a time on a state, locked before its layout is read.
     let _lock = StateLock::acquire(&config.state.path)?;
     let fresh = shards::Layout::of(&config.state.path)? == shards::Layout::Fresh;
@@ -730,6 +738,73 @@ const ERRORS_IN_WORKING_DIR: &str = "urltree-errors.jsonl";
 
 /// How long a run on one engine over a fresh state takes before the summary suggests `--jobs`.
 const HINT_JOBS_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// One page without a state: the cold-start path, its record written to the output (or its
+/// dead letter to the errors file) as a run over a fresh state would write it.
+fn one_page(
+    mut input: RecordSource,
+    config: &Config,
+    args: &Args,
+    errors_path: &Path,
+) -> anyhow::Result<ExitCode> {
+    let mut engine = Stateless::new(config).context("loading the URL rules")?;
+    let mut output = JsonlWriter::create(&args.output)?;
+    let mut errors = JsonlWriter::lazy(errors_path);
+    while let Some(item) = input.next_item()? {
+        let outcome = match item {
+            Item::Record { bytes, source } => engine.process(&Input::new(&bytes, source)),
+            Item::DeadLetter(dead) => Outcome::Rejected(Box::new(dead)),
+        };
+        if !args.quiet {
+            match &outcome {
+                Outcome::Clean(record) => {
+                    for warning in &record.warnings {
+                        tracing::warn!(source = %record.source.topic, "{warning}");
+                    }
+                }
+                Outcome::Rejected(dead) => tracing::warn!(
+                    source = %dead.source.topic,
+                    "rejected ({}): {}",
+                    dead.error.kind.as_str(),
+                    dead.error.message
+                ),
+                Outcome::Duplicate { .. } => {}
+            }
+        }
+        match Line::of(&outcome) {
+            Some(line) if line.target == Target::Output => output
+                .write_line(&line.bytes)
+                .context("writing the output")?,
+            Some(line) => errors
+                .write_line(&line.bytes)
+                .context("writing the errors file")?,
+            None => {}
+        }
+    }
+    output.finish().context("finishing the output")?;
+    errors.finish().context("finishing the errors file")?;
+    let stats = engine.stats();
+    eprintln!(
+        "urltree extract: {}, {} invalid",
+        count(stats.pages, "page"),
+        stats.rejected
+    );
+    if let Some(path) = output.target() {
+        eprintln!("  output: {} ({})", path.display(), count(output.written(), "record"));
+    }
+    if errors.written() > 0 {
+        eprintln!(
+            "  errors: {} ({})",
+            errors_path.display(),
+            count(errors.written(), "record")
+        );
+    }
+    eprintln!("  state:  none (one page, its site's first: give --state to learn from it)");
+    if args.strict && errors.written() > 0 {
+        return Ok(ExitCode::from(EXIT_DEAD_LETTERS));
+    }
+    Ok(ExitCode::SUCCESS)
+}
 
 /// A run stopped by `error` (a state that failed, a file that could not be written): the files
 /// are made durable as far as they can be, the shards still running store that mark, and the

@@ -1,16 +1,17 @@
 //! The per-page pipeline over the URL Tree (DESIGN §1–2), as named stages:
 //!
-//! 1. [`admit`]: **decode** the record, compute its **key** (URL key, domain, branch), check for a
+//! 1. `admit`: **decode** the record, compute its **key** (URL key, domain, branch), check for a
 //!    **dup**licate, split the page into **blocks**;
-//! 2. [`learn`]: build the page's fingerprint, insert it into the tree and **forget** what
+//! 2. `learn`: build the page's fingerprint, insert it into the tree and **forget** what
 //!    retention says;
-//! 3. [`lookup`]: **look up** the deciding node and the counts the classifier reads there;
-//! 4. [`classify`]: **classify** every block with the configured [`Classifier`];
-//! 5. [`assemble`]: **assemble** the clean-text record.
+//! 3. `lookup`: **look up** the deciding node and the counts the classifier reads there;
+//! 4. `classify`: **classify** every block with the configured [`Classifier`];
+//! 5. `assemble`: **assemble** the clean-text record.
 //!
 //! [`Engine`] owns the state and runs batches; `page` runs one record through the stages. Every
 //! input source (local files, Kafka) hands the engine batches of raw records and gets one
-//! [`Outcome`] per record back, in order.
+//! [`Outcome`] per record back, in order. [`Stateless`] runs the same stages for one page at a
+//! time without a state (the cold-start path of `urltree::extract` and of `extract` on one page).
 
 mod admit;
 mod assemble;
@@ -18,6 +19,7 @@ mod classify;
 mod learn;
 mod lookup;
 mod page;
+mod stateless;
 
 #[cfg(test)]
 mod tests;
@@ -33,6 +35,7 @@ use crate::state::{StateError, Store};
 use crate::tree::{classifier, Classifier, Heuristic, Retention};
 use crate::urlkey::{QueryRules, RulesError, UrlKeyer};
 use page::PageContext;
+pub use stateless::Stateless;
 
 /// One raw input record and where it came from.
 #[derive(Clone, Debug)]
@@ -83,7 +86,7 @@ pub struct Change {
     /// The document's identity: its domain node and the MD5 of its URL key
     /// ([`crate::state::keys::seen_key`]).
     pub key: [u8; 24],
-    /// The encoded [`Fingerprint`] for an insertion, `None` for a tombstone.
+    /// The encoded [`Fingerprint`](crate::tree::Fingerprint) for an insertion, `None` for a tombstone.
     pub fingerprint: Option<Vec<u8>>,
     /// Offset (`source.offset`) of the input record that caused the change.
     pub offset: i64,

@@ -177,6 +177,11 @@ impl RecordSource {
         Ok(source)
     }
 
+    /// Whether the input is one HTML page (a `.html` file, or HTML on stdin, with its URL).
+    pub fn is_one_page(&self) -> bool {
+        matches!(self.kind, Kind::Page(_))
+    }
+
     /// How far the input has been read, in the unit of [`RecordSource::total`]: bytes read
     /// from disk (compressed bytes of a gzip input) for JSONL, files for a directory.
     pub fn position(&self) -> u64 {

@@ -437,6 +437,15 @@ impl Sharded {
         }
     }
 
+    /// Processes what is pending and emits every outcome left, keeping the shards open for more
+    /// records.
+    pub fn flush<E>(
+        &mut self,
+        emit: &mut impl FnMut(Outcome) -> Result<(), E>,
+    ) -> Result<(), RunError<E>> {
+        self.drain(&mut outcomes_only(emit))
+    }
+
     /// Ends the run: with delivery on and a `last` mark, every shard commits it (a complete mark
     /// deletes the whole outbox); then the shards' threads end.
     pub fn close(mut self, last: Option<&Mark>) -> Result<(), ShardError> {

@@ -6,7 +6,7 @@
 //! A batch's counter writes go in as one [`journal`] record, folded into the counters as ingested
 //! table files (one per slice of the key space, see `table_file`) once many batches have piled up,
 //! so a counter that many batches touch is written once; each fold is followed by the compaction
-//! of one slice ([`Store::compact_slice`]).
+//! of one slice (`Store::compact_slice`).
 
 pub mod counter;
 pub mod delivery;
