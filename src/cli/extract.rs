@@ -790,7 +790,11 @@ fn one_page(
         stats.rejected
     );
     if let Some(path) = output.target() {
-        eprintln!("  output: {} ({})", path.display(), count(output.written(), "record"));
+        eprintln!(
+            "  output: {} ({})",
+            path.display(),
+            count(output.written(), "record")
+        );
     }
     if errors.written() > 0 {
         eprintln!(
