@@ -3,6 +3,7 @@
 
 use super::lookup::Evidence;
 use crate::blocks::Block;
+use crate::tree::kind::Layout;
 use crate::tree::{BlockFacts, Classifier, NodeFacts, Reason};
 
 /// What the classifier is told of each block, in block order; `title` is the page's title.
@@ -57,15 +58,16 @@ fn contains_words(outer: &str, inner: &str) -> bool {
         .any(|(i, _)| i == 0 || outer.as_bytes()[i - 1] == b' ')
 }
 
-/// One reason per block, in block order.
+/// One reason per block, in block order, and how the classifier found the main content laid
+/// out.
 pub(super) fn classify(
     classifier: &dyn Classifier,
     blocks: &[Block],
     evidence: &Evidence,
     title: Option<&str>,
-) -> Vec<Reason> {
+) -> (Vec<Reason>, Layout) {
     let mut reasons = Vec::with_capacity(blocks.len());
-    classifier.classify(
+    let layout = classifier.classify_page(
         &facts(blocks, evidence, title),
         NodeFacts {
             support: evidence.choice.support,
@@ -73,7 +75,7 @@ pub(super) fn classify(
         },
         &mut reasons,
     );
-    reasons
+    (reasons, layout)
 }
 
 #[cfg(test)]

@@ -144,7 +144,7 @@ fn stream(
         assert!(admit::is_duplicate(&held, &learned.fp));
         let evidence =
             lookup::look_up(&mut txn, classifier.as_ref(), &branch, &blocks, &learned).unwrap();
-        let reasons = classify::classify(classifier.as_ref(), &blocks, &evidence, None);
+        let (reasons, layout) = classify::classify(classifier.as_ref(), &blocks, &evidence, None);
         let (record, tally) = assemble::record(
             Classified {
                 page,
@@ -153,6 +153,7 @@ fn stream(
                 blocks: &blocks,
                 evidence: &evidence,
                 reasons: &reasons,
+                layout,
                 heuristic,
                 meta: tokenizer.take_meta(),
             },
@@ -287,4 +288,36 @@ fn the_heading_the_page_title_names_is_the_text_title() {
             Some(title.unwrap_or("Crafty Notes: Folding a paper crane"))
         );
     }
+}
+
+#[test]
+fn a_page_cut_at_the_parse_limits_says_so_in_its_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = crate::config::Config::default();
+    config.state.path = dir.path().to_owned();
+    config.parse.max_blocks = 3;
+    config.parse.max_block_chars = 20;
+    let mut engine = super::Engine::open(&config).unwrap();
+    let bytes = record(1, "Alpha");
+    let inputs = [super::Input::new(&bytes, Source::line("in", 1))];
+    let outcomes = engine.process_batch(&inputs, None).unwrap();
+    let super::Outcome::Clean(record) = &outcomes[0] else {
+        panic!("{:?}", outcomes[0]);
+    };
+    assert!(
+        record
+            .warnings
+            .iter()
+            .any(|w| w.contains("parse.max_blocks")),
+        "{:?}",
+        record.warnings
+    );
+    assert!(
+        record
+            .warnings
+            .iter()
+            .any(|w| w.contains("parse.max_block_chars")),
+        "{:?}",
+        record.warnings
+    );
 }

@@ -8,6 +8,7 @@
 
 use super::heuristic::{Choice, Heuristic, Label};
 use super::hybrid::{Hybrid, Rules};
+use super::kind::Layout;
 use crate::blocks::Block;
 pub use crate::blocks::Hint;
 
@@ -37,6 +38,19 @@ pub trait Classifier: Send + Sync {
     /// Classifies the blocks of one page at the chosen node; `out` is cleared and receives one
     /// reason per block, in order.
     fn classify(&self, blocks: &[BlockFacts<'_>], node: NodeFacts, out: &mut Vec<Reason>);
+
+    /// [`Classifier::classify`], and how the main content it kept is laid out (one text, posts,
+    /// sections, a listing's items), the structural evidence of the page's kind; the default
+    /// does not look ([`Layout::Unknown`]).
+    fn classify_page(
+        &self,
+        blocks: &[BlockFacts<'_>],
+        node: NodeFacts,
+        out: &mut Vec<Reason>,
+    ) -> Layout {
+        self.classify(blocks, node, out);
+        Layout::Unknown
+    }
 }
 
 /// The classifier a heuristic names: the paper's count threshold for its four heuristics, the
@@ -77,6 +91,9 @@ pub struct BlockFacts<'a> {
     pub link_chars: u32,
     /// Document-order ordinals of the block's enclosing elements, outermost first.
     pub ancestors: &'a [u32],
+    /// The block's element path: the lower-cased tags of its enclosing elements, outermost
+    /// first, joined by `/`; its last `ancestors.len()` tags are those of `ancestors`.
+    pub path: &'a str,
     /// The block's text count at the deciding node (including this page); `None` when the block
     /// has no letters.
     pub count: Option<u64>,
@@ -115,6 +132,7 @@ impl<'a> BlockFacts<'a> {
             chars: block.chars,
             link_chars: block.link_chars,
             ancestors: &block.ancestors,
+            path: &block.path,
             count,
             path_count,
             hint: block.hint,
@@ -164,13 +182,16 @@ pub enum Reason {
     /// Repeated, or a figure without letters, but inside the main text between two kept blocks:
     /// part of the text.
     WithinText,
+    /// In one of a run of alike sibling subtrees that hold the main text: a post of the thread,
+    /// an item of the listing, a section of the page.
+    Unit,
 }
 
 impl Reason {
     /// The label this reason gives.
     pub fn label(self) -> Label {
         match self {
-            Reason::Unique | Reason::Title | Reason::WithinText => Label::Content,
+            Reason::Unique | Reason::Title | Reason::WithinText | Reason::Unit => Label::Content,
             _ => Label::Boilerplate,
         }
     }
@@ -188,6 +209,7 @@ impl Reason {
             Reason::Unique => "unique",
             Reason::Title => "title",
             Reason::WithinText => "within-text",
+            Reason::Unit => "unit",
         }
     }
 }
@@ -201,6 +223,7 @@ mod tests {
             chars: 30,
             link_chars: 0,
             ancestors: &[],
+            path: "",
             count,
             path_count: 0,
             hint: Hint::None,

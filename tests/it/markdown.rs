@@ -4,8 +4,6 @@
 //! page's URL; code languages; and, over shared corpus sets, links that change no text, no
 //! block identity and no verdict.
 
-mod common;
-
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -15,7 +13,8 @@ use urltree::config::{Config, Include};
 use urltree::engine::{Engine, Input, Outcome};
 use urltree::record::{CleanRecord, Source};
 
-use common::stream::stream_set;
+use crate::common;
+use crate::common::stream::stream_set;
 
 /// One page through a fresh engine (a domain's first page: the classifier's cold start), with
 /// Markdown, links and images.
