@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -141,3 +142,42 @@ def test_config_is_a_dict_or_a_toml_file(tmp_path, sample_lines):
         assert urltree.extract(record["html"], record["url"]) == hybrid
     finally:
         del os.environ["URLTREE_TREE__HEURISTIC"]
+
+
+def test_links_and_images_as_trafilatura_names_them(repo):
+    html = (repo / "tests" / "data" / "pages" / "katex-attention.html").read_text(encoding="utf-8")
+    url = "https://notes.example.org/ml/2025/03/attention/"
+    link = "[why softmax saturates](https://notes.example.org/ml/posts/softmax-saturation.html)"
+    image = (
+        "![Attention weights of one head over a sentence]"
+        "(https://notes.example.org/ml/img/attention-weights.png)"
+    )
+    # By default links are in the Markdown (resolved against the page's <base href>), not in the
+    # text; no images.
+    markdown = urltree.extract(html, url, output_format="markdown")
+    text = urltree.extract(html, url)
+    assert link in markdown and image not in markdown
+    assert "why softmax saturates" in text and "](" not in text
+    # True: in the text and the Markdown; False: nowhere.
+    linked = urltree.extract(html, url, include_links=True, include_images=True)
+    assert link in linked and image in linked
+    unlinked = urltree.extract(html, url, output_format="markdown", include_links=False)
+    assert "](http" not in unlinked and "why softmax saturates" in unlinked
+    # Links and images are marks on the text: taken out, it is the same text.
+    record = urltree.extract(html, url, output_format="python", include_links=True)
+    assert re.sub(r"\[([^\]]*)\]\(https://[^)\s]*\)", r"\1", record["text"]) == text
+    # Formulas are their characters in the text and their TeX in the Markdown.
+    assert "a query q_i, a key k_i and a value v_i" in text
+    assert "a query $q_i$, a key $k_i$ and a value $v_i$" in markdown
+    with pytest.raises(TypeError, match="include_links"):
+        urltree.extract(html, url, include_links="yes")
+
+
+def test_extractor_takes_the_same_link_options(repo):
+    html = (repo / "tests" / "data" / "pages" / "katex-attention.html").read_text(encoding="utf-8")
+    url = "https://notes.example.org/ml/2025/03/attention/"
+    with urltree.Extractor(markdown=True, include_links=False, include_images=True) as extractor:
+        record = extractor.extract(url, html)
+    assert "](https://notes.example.org/ml/posts/" not in record["markdown"]
+    assert "](https://notes.example.org/ml/img/attention-weights.png)" in record["markdown"]
+    assert "](" in record["text"]

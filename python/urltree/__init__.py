@@ -108,6 +108,8 @@ def extract(
     *,
     output_format: str = "txt",
     include_comments: bool = False,
+    include_links: Optional[bool] = None,
+    include_images: Optional[bool] = None,
     title: Optional[str] = None,
     config: Config = None,
 ) -> Union[str, dict, None]:
@@ -129,6 +131,13 @@ def extract(
         ``published``, ``url_key``, ``domain``, ``model``, ...).
     :param include_comments: only False: urltree drops a page's comment section with the rest
         of what surrounds its text.
+    :param include_links: True: links as ``[text](absolute URL)`` in the text and the Markdown
+        (resolved against the page's ``<base href>`` and ``url``); False: their text alone. None
+        (the default): as the config's ``[output] include_links`` says, by default in the
+        Markdown and not in the text.
+    :param include_images: True: images as ``![alt](absolute URL)`` in the text and the
+        Markdown; False: none. None (the default): as ``[output] include_images`` says, by
+        default none.
     :param title: the page's title when known (else the page's ``<title>`` is reported).
     :param config: a TOML config file's path, or a dict of its sections (``{"tree":
         {"heuristic": "strict"}}``); ``URLTREE_*`` environment variables are not read.
@@ -147,14 +156,28 @@ def extract(
             "include_comments=True is not supported: urltree drops a page's comment section "
             "with the rest of what surrounds its text"
         )
-    overrides: dict[str, Any] = {}
+    output_overrides = _marks(include_links, include_images)
     if output_format == "markdown":
-        overrides["output"] = {"markdown": True}
+        output_overrides["markdown"] = True
+    overrides: dict[str, Any] = {"output": output_overrides} if output_overrides else {}
     output = {"txt": "text", "markdown": "markdown"}.get(output_format, "json")
     result = _urltree.extract_page(html, url, output, title=title, config_toml=_config(config, overrides))
     if result is not None and output_format == "python":
         return json.loads(result)
     return result
+
+
+def _marks(include_links: Optional[bool], include_images: Optional[bool]) -> dict[str, Any]:
+    """The ``[output]`` fields that ``include_links`` and ``include_images`` set: True is
+    ``"all"`` (the text and the Markdown), False ``"none"``, None leaves the config's."""
+    fields: dict[str, Any] = {}
+    for name, value in (("include_links", include_links), ("include_images", include_images)):
+        if value is None:
+            continue
+        if not isinstance(value, bool):
+            raise TypeError(f"{name} must be True, False or None, not {value!r}")
+        fields[name] = "all" if value else "none"
+    return fields
 
 
 def _record(record: Any, index: int) -> Union[bytes, str]:
@@ -192,6 +215,11 @@ class Extractor:
         shards). None: a temporary directory, removed by :meth:`close`.
     :param config: a TOML config file's path, or a dict of its sections (``{"input":
         {"batch_size": 512}}``); ``URLTREE_*`` environment variables are not read.
+    :param markdown: each record also holds its ``markdown``.
+    :param include_links: True: links as ``[text](absolute URL)`` in ``text`` and ``markdown``;
+        False: their text alone; None: as ``[output] include_links`` says (the Markdown only).
+    :param include_images: True: images as ``![alt](absolute URL)`` in ``text`` and
+        ``markdown``; False: none; None: as ``[output] include_images`` says (none).
     :raises StateError: the state could not be created or opened (another process has it open,
         the disk, a state of several shard counts).
     :raises ConfigError: the configuration is invalid.
@@ -209,8 +237,13 @@ class Extractor:
         config: Config = None,
         *,
         markdown: bool = False,
+        include_links: Optional[bool] = None,
+        include_images: Optional[bool] = None,
     ) -> None:
-        overrides = {"output": {"markdown": True}} if markdown else {}
+        output_overrides = _marks(include_links, include_images)
+        if markdown:
+            output_overrides["markdown"] = True
+        overrides = {"output": output_overrides} if output_overrides else {}
         state_path = None if state is None else os.fspath(state)
         self._inner = _urltree.Extractor(state_path, _config(config, overrides))
 

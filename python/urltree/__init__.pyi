@@ -101,6 +101,8 @@ def extract(
     *,
     output_format: Literal["txt", "markdown", "json"] = "txt",
     include_comments: bool = False,
+    include_links: Optional[bool] = None,
+    include_images: Optional[bool] = None,
     title: Optional[str] = None,
     config: Config = None,
 ) -> Optional[str]: ...
@@ -111,6 +113,8 @@ def extract(
     *,
     output_format: Literal["python"],
     include_comments: bool = False,
+    include_links: Optional[bool] = None,
+    include_images: Optional[bool] = None,
     title: Optional[str] = None,
     config: Config = None,
 ) -> Optional[Record]: ...
@@ -122,6 +126,8 @@ class Extractor:
         config: Config = None,
         *,
         markdown: bool = False,
+        include_links: Optional[bool] = None,
+        include_images: Optional[bool] = None,
     ) -> None: ...
     @property
     def path(self) -> Path: ...
