@@ -138,17 +138,23 @@ impl serde::Serialize for Include {
 
 impl<'de> serde::Deserialize<'de> for Include {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(serde::Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            Flag(bool),
-            Name(String),
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Include;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("none, markdown or all (or true, false)")
+            }
+
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Include, E> {
+                Ok(if v { Include::All } else { Include::None })
+            }
+
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Include, E> {
+                v.parse().map_err(E::custom)
+            }
         }
-        match Raw::deserialize(d)? {
-            Raw::Flag(true) => Ok(Include::All),
-            Raw::Flag(false) => Ok(Include::None),
-            Raw::Name(name) => name.parse().map_err(serde::de::Error::custom),
-        }
+        d.deserialize_any(Visitor)
     }
 }
 
@@ -568,6 +574,12 @@ mod tests {
             Config::from_toml("[output]\ninclude_links = \"some\"", None, env(&[])).unwrap_err();
         assert!(
             e.to_string().contains("expected none, markdown or all"),
+            "{e}"
+        );
+        let e = Config::from_toml("[output]\ninclude_images = 3", None, env(&[])).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("none, markdown or all (or true, false)"),
             "{e}"
         );
     }

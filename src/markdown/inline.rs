@@ -144,8 +144,12 @@ pub(super) fn inline(out: &mut String, block: &Block, options: &Options, escape:
             next_image += 1;
             pictured = true;
         }
-        // The space after an image in text collapsed into the one before it.
-        if pictured && text[..p].ends_with(' ') && text[p..].starts_with(char::is_alphanumeric) {
+        // The space after an image in text collapsed into the one before it, or was trimmed
+        // from the block's start.
+        if pictured
+            && (p == 0 || text[..p].ends_with(' '))
+            && text[p..].starts_with(char::is_alphanumeric)
+        {
             out.push(' ');
         }
         if let Some(link) = targets.get(next_link).filter(|l| l.start == p) {

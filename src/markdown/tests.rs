@@ -203,6 +203,11 @@ fn images_inline_and_on_lines_of_their_own() {
         ),
         "![A](https://x.org/a.png)\n\nText"
     );
+    // An image that opens a paragraph keeps the space after it.
+    assert_eq!(
+        md_at("https://x.org/", "<p><img src=a.png alt=A> picture</p>"),
+        "![A](https://x.org/a.png) picture"
+    );
     // Not asked: nothing.
     assert_eq!(md("<p>a <img src=x.png alt=X> b</p>"), "a b");
 }
