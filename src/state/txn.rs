@@ -524,7 +524,7 @@ impl<'s> Txn<'s> {
         self.progress.insert(source.to_owned(), next_offset);
     }
 
-    /// Adds a write of the embedded delivery's records (see [`super::outbox`]) to this batch:
+    /// Adds a write of the embedded delivery's records (see [`crate::shards::outbox`]) to this batch:
     /// `value` under `key` of the `progress` column family, or its deletion when `None`.
     pub fn deliver(&mut self, key: Vec<u8>, value: Option<Vec<u8>>) {
         self.delivery.push((key, value));
