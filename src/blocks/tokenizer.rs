@@ -24,7 +24,7 @@ use super::tags::{
     classify, is_code, is_preformatted, tag_key, Tag, TagKey, BREAKOUT, CLOSES_SELECT,
 };
 use super::text::{decode_entities, BlockText};
-use super::{Block, BlockError};
+use super::{Block, BlockError, Extent};
 
 const KEY_P: TagKey = tag_key(b"p");
 const KEY_BR: TagKey = tag_key(b"br");
@@ -61,6 +61,13 @@ pub struct PageStats {
     pub elements: u32,
     /// True when the page had more than `ParseLimits::max_blocks` blocks and was cut.
     pub block_limit_hit: bool,
+    /// Tags lexed on the whole page, as counted in [`Extent`](super::Extent) (so the markup
+    /// after the last block is the page's total less that block's counts).
+    pub tags: u32,
+    /// Of them, `<a>` start and end tags.
+    pub anchor_tags: u32,
+    /// Bytes of those `<a>` tags.
+    pub anchor_bytes: u32,
 }
 
 /// Splits HTML pages into text blocks. Owns the scratch buffers, so reusing one `Tokenizer` for
@@ -109,6 +116,12 @@ struct State {
     noscript: bool,
     /// True during the nested pass over a noscript's text.
     nested: bool,
+    /// Tags lexed so far on the page, and of them `<a>` tags with their bytes.
+    tags: u32,
+    anchor_tags: u32,
+    anchor_bytes: u32,
+    /// The current block's extent in the page.
+    block_extent: Extent,
 }
 
 impl Tokenizer {
@@ -130,6 +143,9 @@ impl Tokenizer {
         PageStats {
             elements: self.state.elements,
             block_limit_hit: self.state.stopped,
+            tags: self.state.tags,
+            anchor_tags: self.state.anchor_tags,
+            anchor_bytes: self.state.anchor_bytes,
         }
     }
 
@@ -233,6 +249,7 @@ impl<'a> Pass<'a, '_> {
 
 impl<'a> Sink<'a> for Pass<'a, '_> {
     fn tag(&mut self, tag: TagToken<'a>) -> bool {
+        self.state.count_tag(&tag);
         if tag.end {
             self.state.end_tag(tag.name, self.limits);
         } else {
@@ -247,7 +264,7 @@ impl<'a> Sink<'a> for Pass<'a, '_> {
             TextKind::Data | TextKind::PlainText if state.dropping.is_none() => {
                 let text = self.text_of(start, end);
                 self.state
-                    .push_node(&text, kind == TextKind::Data, self.limits);
+                    .push_node(&text, kind == TextKind::Data, self.limits, (start, end));
             }
             TextKind::Script if state.head.capturing() => {
                 let text = self.text_of(start, end);
@@ -318,11 +335,53 @@ impl State {
         self.head.reset();
         self.noscript = false;
         self.nested = false;
+        self.tags = 0;
+        self.anchor_tags = 0;
+        self.anchor_bytes = 0;
+        self.block_extent = Extent::default();
+    }
+
+    /// Counts a lexed tag for the blocks' extents.
+    #[inline]
+    fn count_tag(&mut self, tag: &TagToken<'_>) {
+        self.tags = self.tags.saturating_add(1);
+        if let [b'a' | b'A'] = tag.name {
+            // `<a` and its attributes up to `>`, or `</a>`.
+            let bytes = if tag.end { 4 } else { 2 + tag.attrs.len() };
+            self.anchor_tags = self.anchor_tags.saturating_add(1);
+            self.anchor_bytes = self
+                .anchor_bytes
+                .saturating_add(u32::try_from(bytes).unwrap_or(u32::MAX));
+        }
+    }
+
+    /// Notes a text run at page bytes `run` in the current block's extent: the run that gives
+    /// the block its first visible character starts it, every later one extends it.
+    #[inline]
+    fn extend_block(&mut self, started: bool, (start, end): (usize, usize)) {
+        let offset = |at: usize| u32::try_from(at).unwrap_or(u32::MAX);
+        let extent = &mut self.block_extent;
+        if started {
+            *extent = Extent {
+                start: offset(start),
+                tags_before: self.tags,
+                anchor_tags_before: self.anchor_tags,
+                anchor_bytes_before: self.anchor_bytes,
+                ..Extent::default()
+            };
+        }
+        extent.end = offset(end);
+        extent.text_bytes = extent
+            .text_bytes
+            .saturating_add(offset(end.saturating_sub(start)));
+        extent.tags = self.tags - extent.tags_before;
+        extent.anchor_tags = self.anchor_tags - extent.anchor_tags_before;
+        extent.anchor_bytes = self.anchor_bytes - extent.anchor_bytes_before;
     }
 
     /// Appends the raw text of one text node to the current block.
     #[inline]
-    fn push_node(&mut self, raw: &str, decode: bool, limits: &ParseLimits) {
+    fn push_node(&mut self, raw: &str, decode: bool, limits: &ParseLimits, run: (usize, usize)) {
         let text: Cow<'_, str> = if decode {
             decode_entities(raw)
         } else {
@@ -356,6 +415,9 @@ impl State {
                 (Some(ordinal), Some((at, language))) if ordinal == *at => Some(language.clone()),
                 _ => None,
             };
+        }
+        if !self.text.is_empty() {
+            self.extend_block(was_empty, run);
         }
     }
 
@@ -421,6 +483,7 @@ impl State {
                 pre: self.block_pre,
                 code_language: self.block_code_language.take(),
                 code_spans,
+                extent: self.block_extent,
             });
         }
     }

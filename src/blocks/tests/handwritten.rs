@@ -725,3 +725,32 @@ fn the_first_title_of_the_page_is_its_title() {
     let long = title(&format!("<title>{}</title>", "ab ".repeat(1 << 20))).unwrap();
     assert_eq!(long.chars().count(), crate::blocks::MAX_VALUE_CHARS);
 }
+
+#[test]
+fn extents_place_each_block_among_the_markup() {
+    let html =
+        r#"<p>a &amp; <A HREF="/x">b</A></p><!-- c --><div><noscript><i>d</i></noscript></div>"#;
+    let mut tokenizer = Tokenizer::new(ParseLimits::default());
+    let blocks = tokenizer.blocks(html.as_bytes()).expect("blocks");
+    let at = |s: &str| html.find(s).unwrap() as u32;
+    let extents: Vec<_> = blocks.iter().map(|b| (b.text.as_str(), b.extent)).collect();
+    // "a & b": its runs `a &amp; ` and `b` (text bytes 8 + 1), the link's tags inside it.
+    let first = extents[0].1;
+    assert_eq!(extents[0].0, "a & b");
+    assert_eq!((first.start, first.end), (at("a &amp;"), at("</A>")));
+    assert_eq!(first.text_bytes, 9);
+    assert_eq!((first.tags_before, first.tags), (1, 1));
+    assert_eq!((first.anchor_tags_before, first.anchor_tags), (0, 1));
+    assert_eq!(first.anchor_bytes, r#"<A HREF="/x">"#.len() as u32);
+    // "d", parsed in place inside the noscript: its offsets are those of its bytes in the page,
+    // and the tags before it are `<p>`, `<A>`, `</A>`, `</p>`, `<div>`, `<noscript>`, `<i>`.
+    let second = extents[1].1;
+    assert_eq!(extents[1].0, "d");
+    assert_eq!((second.start, second.end), (at("d</i>"), at("d</i>") + 1));
+    assert_eq!((second.tags_before, second.tags), (7, 0));
+    assert_eq!(second.anchor_tags_before, 2);
+    assert_eq!(second.anchor_bytes_before, first.anchor_bytes + 4);
+    // The page's totals: the tags after "d" are `</i>`, `</noscript>`, `</div>`.
+    let stats = tokenizer.stats();
+    assert_eq!((stats.tags, stats.anchor_tags), (10, 2));
+}
