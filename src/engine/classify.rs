@@ -2,8 +2,8 @@
 //! and one reason per block from the configured [`Classifier`].
 
 use super::lookup::Evidence;
-use crate::blocks::Block;
-use crate::tree::{BlockFacts, Classifier, NodeFacts, Reason};
+use crate::blocks::{Block, PageStats};
+use crate::tree::{BlockFacts, Classifier, NodeFacts, Page, Reason};
 
 /// What the classifier is told of each block, in block order; `title` is the page's title.
 pub(super) fn facts<'b>(
@@ -57,15 +57,18 @@ fn contains_words(outer: &str, inner: &str) -> bool {
         .any(|(i, _)| i == 0 || outer.as_bytes()[i - 1] == b' ')
 }
 
-/// One reason per block, in block order.
+/// One reason per block, in block order, for a page of `html_bytes` bytes whose tokenizer facts
+/// are `stats`.
 pub(super) fn classify(
     classifier: &dyn Classifier,
     blocks: &[Block],
+    (html_bytes, stats): (usize, PageStats),
     evidence: &Evidence,
     title: Option<&str>,
 ) -> Vec<Reason> {
     let mut reasons = Vec::with_capacity(blocks.len());
-    classifier.classify(
+    classifier.classify_page(
+        &Page::new(blocks, html_bytes, stats),
         &facts(blocks, evidence, title),
         NodeFacts {
             support: evidence.choice.support,

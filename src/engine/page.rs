@@ -69,6 +69,7 @@ impl PageContext<'_> {
             Err(rejection) => return Ok(self.reject(input, rejection)),
         };
         let meta = self.tokenizer.take_meta();
+        let page_stats = self.tokenizer.stats();
         let (mut time_ms, clamped) = learn::event_time_ms(&page, input.timestamp_ms);
         let mut warnings = std::mem::take(&mut page.warnings);
         self.stats.dropped_fields += warnings.len() as u64;
@@ -111,7 +112,13 @@ impl PageContext<'_> {
         )?;
         let evidence = lookup::look_up(txn, self.classifier, &branch, &blocks, &learned)?;
         let title = page.title.as_deref().or(meta.title.as_deref());
-        let reasons = classify::classify(self.classifier, &blocks, &evidence, title);
+        let reasons = classify::classify(
+            self.classifier,
+            &blocks,
+            (page.html.len(), page_stats),
+            &evidence,
+            title,
+        );
         self.stats.html_bytes += page.html.len() as u64;
         let (mut record, tally) = assemble::record(
             Classified {
