@@ -46,6 +46,7 @@ mod limits;
 mod markup;
 mod open;
 mod scan;
+mod skeleton;
 mod tags;
 mod text;
 mod tokenizer;
@@ -57,6 +58,7 @@ pub use hash::{block_hash, BlockHash};
 pub use head::{PageMeta, MAX_JSON_LD_BYTES, MAX_VALUE_CHARS};
 pub use limits::ParseLimits;
 pub use markup::Hint;
+pub use skeleton::{PageLinks, MAX_HREFS, MAX_HREF_BYTES};
 pub use tokenizer::{PageStats, Tokenizer};
 
 /// One text block of a page, in document order.

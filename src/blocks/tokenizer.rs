@@ -20,6 +20,7 @@ use super::limits::ParseLimits;
 use super::markup::{attributes, code_language, Hint, TagToken};
 use super::open::OpenElements;
 use super::scan::{scan, Sink, TextKind};
+use super::skeleton::{PageLinks, Recorder};
 use super::tags::{
     classify, is_code, is_preformatted, tag_key, Tag, TagKey, BREAKOUT, CLOSES_SELECT,
 };
@@ -76,6 +77,8 @@ pub struct PageStats {
 pub struct Tokenizer {
     limits: ParseLimits,
     state: State,
+    /// Record each page's elements and link targets ([`Tokenizer::record_links`]).
+    record_links: bool,
 }
 
 /// Dropped content being skipped: the element that started it and how deeply it nests.
@@ -122,6 +125,8 @@ struct State {
     anchor_bytes: u32,
     /// The current block's extent in the page.
     block_extent: Extent,
+    /// The page's elements and link targets, when recorded.
+    recorder: Recorder,
 }
 
 impl Tokenizer {
@@ -130,7 +135,21 @@ impl Tokenizer {
         Self {
             limits,
             state: State::default(),
+            record_links: false,
         }
+    }
+
+    /// Records, from the next page on, each page's link targets and its elements' signatures in
+    /// the same pass ([`Tokenizer::take_links`]), when `on`; pages cost a little more.
+    pub fn record_links(&mut self, on: bool) {
+        self.record_links = on;
+    }
+
+    /// The link targets and element signatures of the page last passed to
+    /// [`blocks`](Tokenizer::blocks), when recorded (empty otherwise); a second call gives empty
+    /// ones.
+    pub fn take_links(&mut self) -> PageLinks {
+        self.state.recorder.take()
     }
 
     /// The limits this tokenizer applies.
@@ -179,6 +198,7 @@ impl Tokenizer {
         let limits = &self.limits;
         let state = &mut self.state;
         state.reset();
+        state.recorder.reset(self.record_links);
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             let mut pass = Pass {
                 state: &mut *state,
@@ -534,6 +554,13 @@ impl State {
             self.finish_block(limits);
         }
         self.implied_end_tags(tag);
+        if self.recorder.on() {
+            let parent = self.open.top_ordinal();
+            self.recorder.element(ordinal, parent, name, token.attrs);
+            if key == KEY_A && href {
+                self.recorder.link(token.attrs);
+            }
+        }
         match tag {
             // The page's metadata is not read from a noscript's text (the nested pass): the
             // page's own head and body state it.

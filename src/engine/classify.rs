@@ -3,6 +3,7 @@
 
 use super::lookup::Evidence;
 use crate::blocks::{Block, PageStats};
+use crate::tree::classic::link_template::Linked;
 use crate::tree::{BlockFacts, Classifier, NodeFacts, Page, Reason};
 
 /// What the classifier is told of each block, in block order; `title` is the page's title.
@@ -58,17 +59,20 @@ fn contains_words(outer: &str, inner: &str) -> bool {
 }
 
 /// One reason per block, in block order, for a page of `html_bytes` bytes whose tokenizer facts
-/// are `stats`.
+/// are `stats`, with what its mutually linked pages say of it (`link-template`).
 pub(super) fn classify(
     classifier: &dyn Classifier,
     blocks: &[Block],
-    (html_bytes, stats): (usize, PageStats),
+    (html_bytes, stats, linked): (usize, PageStats, Option<&Linked>),
     evidence: &Evidence,
     title: Option<&str>,
 ) -> Vec<Reason> {
     let mut reasons = Vec::with_capacity(blocks.len());
     classifier.classify_page(
-        &Page::new(blocks, html_bytes, stats),
+        &Page {
+            linked,
+            ..Page::new(blocks, html_bytes, stats)
+        },
         &facts(blocks, evidence, title),
         NodeFacts {
             support: evidence.choice.support,

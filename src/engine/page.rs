@@ -4,6 +4,7 @@
 
 use super::admit::{self, Rejection};
 use super::assemble::{self, Classified};
+use super::links::{self, LinkIndex};
 use super::{classify, learn, lookup, Change, Input, Outcome, Stats};
 use crate::blocks::Tokenizer;
 use crate::config::{DomainCheck, OutputOptions};
@@ -27,6 +28,7 @@ pub(super) struct PageContext<'e> {
     pub keyer: &'e UrlKeyer,
     pub tokenizer: &'e mut Tokenizer,
     pub classifier: &'e dyn Classifier,
+    pub links: &'e mut LinkIndex,
     pub retention: Retention,
     pub max_record_bytes: usize,
     pub domain_check: DomainCheck,
@@ -70,6 +72,10 @@ impl PageContext<'_> {
         };
         let meta = self.tokenizer.take_meta();
         let page_stats = self.tokenizer.stats();
+        let page_links = self
+            .classifier
+            .reads_links()
+            .then(|| links::profile(self.keyer, &page, &blocks, &self.tokenizer.take_links()));
         let (mut time_ms, clamped) = learn::event_time_ms(&page, input.timestamp_ms);
         let mut warnings = std::mem::take(&mut page.warnings);
         self.stats.dropped_fields += warnings.len() as u64;
@@ -89,7 +95,10 @@ impl PageContext<'_> {
                 rfc3339_ms(time_ms),
             ));
         }
-        let learned = learn::fingerprint(&key, &branch, &blocks, time_ms);
+        let mut learned = learn::fingerprint(&key, &branch, &blocks, time_ms);
+        if let Some(profile) = page_links.as_ref().and_then(|p| p.profile.clone()) {
+            learned.fp = learned.fp.with_links(profile);
+        }
         if let Some((seq, old)) = held {
             if admit::is_duplicate(&old, &learned.fp) {
                 return Ok(Outcome::Duplicate {
@@ -110,12 +119,22 @@ impl PageContext<'_> {
             input.source.offset,
             self.changes,
         )?;
+        let linked = match &page_links {
+            Some(page_links) => {
+                if let Some(profile) = &page_links.profile {
+                    let seq = txn.domain(branch.root())?.next_seq.saturating_sub(1);
+                    self.links.insert(txn, branch.root(), profile.id, seq)?;
+                }
+                Some(self.links.look_up(txn, branch.root(), page_links)?)
+            }
+            None => None,
+        };
         let evidence = lookup::look_up(txn, self.classifier, &branch, &blocks, &learned)?;
         let title = page.title.as_deref().or(meta.title.as_deref());
         let reasons = classify::classify(
             self.classifier,
             &blocks,
-            (page.html.len(), page_stats),
+            (page.html.len(), page_stats, linked.as_ref()),
             &evidence,
             title,
         );

@@ -147,7 +147,7 @@ fn stream(
         let reasons = classify::classify(
             classifier.as_ref(),
             &blocks,
-            (page.html.len(), tokenizer.stats()),
+            (page.html.len(), tokenizer.stats(), None),
             &evidence,
             None,
         );

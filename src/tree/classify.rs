@@ -37,6 +37,13 @@ pub trait Classifier: Send + Sync {
         false
     }
 
+    /// True when the classifier reads what the domain's mutually linked pages say of a page
+    /// ([`Page::linked`]): the engine then records each page's links and element signatures,
+    /// keeps them with its fingerprint and looks up the pages it links to.
+    fn reads_links(&self) -> bool {
+        false
+    }
+
     /// Classifies the blocks of one page at the chosen node; `out` is cleared and receives one
     /// reason per block, in order.
     fn classify(&self, blocks: &[BlockFacts<'_>], node: NodeFacts, out: &mut Vec<Reason>);
@@ -66,15 +73,20 @@ pub struct Page<'a> {
     pub html_bytes: usize,
     /// The tokenizer's facts of the whole page (its tag totals).
     pub stats: PageStats,
+    /// What the domain's mutually linked pages say of the page, for a classifier that
+    /// [reads links](Classifier::reads_links); `None` otherwise.
+    pub linked: Option<&'a classic::link_template::Linked>,
 }
 
 impl<'a> Page<'a> {
-    /// The page of `blocks` from a page of `html_bytes` bytes with the tokenizer's `stats`.
+    /// The page of `blocks` from a page of `html_bytes` bytes with the tokenizer's `stats`,
+    /// without link evidence.
     pub fn new(blocks: &'a [Block], html_bytes: usize, stats: PageStats) -> Page<'a> {
         Page {
             blocks,
             html_bytes,
             stats,
+            linked: None,
         }
     }
 }

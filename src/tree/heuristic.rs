@@ -67,6 +67,20 @@ pub enum Label {
 }
 
 impl Heuristic {
+    /// Every classifier by its default name, in the order tables list them: `hybrid`, the
+    /// paper's four (its best relaxed variants with N = 500), the literature's methods.
+    pub fn every() -> Vec<Heuristic> {
+        let mut all = vec![
+            Heuristic::Hybrid,
+            Heuristic::Strict,
+            Heuristic::StrictAtDomain,
+            Heuristic::RelaxedAtDomain(HYBRID_RELAXED_AFTER),
+            Heuristic::RelaxedDomainNode(HYBRID_RELAXED_AFTER),
+        ];
+        all.extend(Method::ALL.into_iter().map(Heuristic::Classic));
+        all
+    }
+
     /// Picks the deciding node from the supports along the branch (root first, leaf last).
     ///
     /// Guarantees: `depth < supports.len()`; an empty slice yields the root with support 0.
@@ -203,6 +217,7 @@ mod tests {
             "bte",
             "boilerpipe",
             "boilerpipe-tree",
+            "link-template",
         ] {
             let h: Heuristic = name.parse().unwrap();
             assert_eq!(h.to_string(), name);

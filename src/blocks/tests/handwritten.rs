@@ -754,3 +754,41 @@ fn extents_place_each_block_among_the_markup() {
     let stats = tokenizer.stats();
     assert_eq!((stats.tags, stats.anchor_tags), (10, 2));
 }
+
+#[test]
+fn recorded_signatures_map_elements_of_the_same_shape_and_place() {
+    let mut tokenizer = Tokenizer::new(ParseLimits::default());
+    let mut signatures = |html: &str| {
+        tokenizer.record_links(true);
+        let blocks = tokenizer.blocks(html.as_bytes()).expect("blocks");
+        let links = tokenizer.take_links();
+        let by_text: Vec<(String, Option<u64>)> = blocks
+            .iter()
+            .map(|b| (b.text.clone(), links.block_signature(b)))
+            .collect();
+        (by_text, links.hrefs)
+    };
+    let (a, hrefs) = signatures(
+        r#"<body><ul class="m"><li><a href="/x?a=1&amp;b=2">X</a></li><li>Y</li></ul><p>One</p></body>"#,
+    );
+    assert_eq!(hrefs, ["/x?a=1&b=2"]);
+    // The same menu on a page whose paragraph differs: the items map, the paragraph too (same
+    // tag, place and number of children); another class or one more item does not.
+    let (b, _) = signatures(r#"<body><ul class="m"><li>X</li><li>Y</li></ul><p>Two</p></body>"#);
+    assert_eq!(a[1].1, b[1].1);
+    assert_eq!(a[2].1, b[2].1);
+    // The first item has a link (a child element) in one page and not in the other.
+    assert_ne!(a[0].1, b[0].1);
+    let (c, _) = signatures(r#"<body><ul class="n"><li>X</li><li>Y</li></ul><p>Two</p></body>"#);
+    assert_ne!(b[1].1, c[1].1);
+    assert_eq!(b[2].1, c[2].1);
+    let (d, _) =
+        signatures(r#"<body><ul class="m"><li>X</li><li>Y</li><li>Z</li></ul><p>Two</p></body>"#);
+    assert_ne!(b[1].1, d[1].1);
+    // Without recording, nothing is recorded.
+    tokenizer.record_links(false);
+    tokenizer
+        .blocks(b"<p><a href=/y>y</a></p>")
+        .expect("blocks");
+    assert_eq!(tokenizer.take_links(), Default::default());
+}

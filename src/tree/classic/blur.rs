@@ -6,11 +6,14 @@
 //! code ratio of every unit. Gaussians compose: `k` passes of a Gaussian of standard deviation
 //! `s` are one pass of a Gaussian of standard deviation `s·√k`, so the blurred vector is one
 //! convolution, and the method's scale is that one standard deviation (the "range": 40
-//! characters, 25 tokens). The vector is piecewise constant over the page's [`Run`]s (code
-//! runs 0, a block its content share), so the mean of the blurred ratio over a block is a sum
-//! of differences of `Ψ(z) = zΦ(z) + φ(z)`, the integral of the normal distribution function,
-//! over the runs within eight standard deviations of the block (beyond them a run's weight is
-//! below 10⁻¹⁵): linear in the page's blocks, whatever its length in characters.
+//! characters, 25 tokens). The vector `f` is piecewise constant over the page's [`Run`]s (code
+//! runs 0, a block its content share), a sum of steps `Δₖ·1[x ≥ pₖ]` at the runs' edges, so
+//! the integral of the blurred vector over a block `[a, b)` is
+//! `σ·Σₖ Δₖ·(Ψ((b − pₖ)/σ) − Ψ((a − pₖ)/σ))` with `Ψ(z) = zΦ(z) + φ(z)`, the integral of the
+//! normal distribution function. An edge more than six standard deviations from the block
+//! weighs `Δₖ·(b − a)` when it lies before it (its step is flat there) and nothing after it
+//! (below 10⁻⁹ of the block either way): the sum runs over the edges within reach, linear in the
+//! page's blocks, whatever its length in characters.
 //!
 //! Outside the page there is nothing, neither code nor content: a unit's ratio is the blurred
 //! content over the blurred page (the Gaussian's weight inside the page), so the first and last
@@ -18,35 +21,48 @@
 
 use super::sequence::{starts, Run};
 
-/// Standard deviations beyond which a run does not weigh on a block.
-const REACH: f64 = 8.0;
+/// Standard deviations beyond which an edge of the content vector is flat or absent.
+const REACH: f64 = 6.0;
 
 /// The mean blurred content ratio of each block's run, in block order: the content of the runs
 /// convolved with a Gaussian of standard deviation `sigma` units, over the page convolved
 /// alike, averaged over the block's units. Each value is in `0..=1`.
 pub fn block_ratios(runs: &[Run], sigma: f64, out: &mut Vec<f64>) {
     out.clear();
-    let mut at = Vec::with_capacity(runs.len());
+    let mut at = Vec::with_capacity(runs.len() + 1);
     let total = starts(runs, &mut at);
+    // The steps of the content vector: at the start of run k it changes by the run's density
+    // less the previous run's; after the last run it falls to 0.
+    let mut steps: Vec<(f64, f64)> = Vec::with_capacity(runs.len() + 1);
+    let mut level = 0.0;
+    for (run, &p) in runs.iter().zip(&at) {
+        let density = run.density();
+        steps.push((p, density - level));
+        level = density;
+    }
+    steps.push((total, -level));
     let sigma = sigma.max(f64::MIN_POSITIVE);
     let reach = REACH * sigma;
-    // Runs that end before `first` lie out of reach of this block and every later one.
-    let mut first = 0;
+    let psi = |x: f64| psi(x / sigma);
+    // Steps before `first` lie out of reach before this block and every later one; `flat` is
+    // their sum, the content vector's level after them.
+    let (mut first, mut flat) = (0, 0.0);
     for (k, run) in runs.iter().enumerate() {
         if run.block.is_none() {
             continue;
         }
         let (a, b) = (at[k], at[k] + run.len);
-        while first < runs.len() && at[first] + runs[first].len <= a - reach {
+        while first < steps.len() && steps[first].0 <= a - reach {
+            flat += steps[first].1;
             first += 1;
         }
-        let mut content = 0.0;
-        for (r, other) in runs.iter().enumerate().skip(first) {
-            if at[r] >= b + reach {
+        let mut content = flat * (b - a);
+        for &(p, step) in &steps[first..] {
+            if p >= b + reach {
                 break;
             }
-            if other.content > 0.0 {
-                content += other.density() * mass(a, b, at[r], at[r] + other.len, sigma);
+            if step != 0.0 {
+                content += step * sigma * (psi(b - p) - psi(a - p));
             }
         }
         let page = mass(a, b, 0.0, total, sigma);

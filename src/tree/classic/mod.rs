@@ -13,6 +13,8 @@
 //! - [`boilerpipe`]: Boilerpipe's default classifier (Kohlschütter et al. 2010), its decision
 //!   rules on shallow text features; [`boilerpipe_tree`]: with the tree filter of
 //!   Viveros-Jiménez et al. (2018);
+//! - [`link_template`]: the template of mutually linked pages (Alarte, Insa, Silva, Tamarit),
+//!   the one method that reads the state: the domain's held pages that a page links to.
 //!
 //! Every method labels a block without letters [`Reason::NoLetters`] (the interface's guarantee),
 //! though it still counts in the features of its neighbours.
@@ -24,6 +26,7 @@ pub mod boilerpipe_tree;
 pub mod bte;
 pub mod ccb;
 pub mod dsc;
+pub mod link_template;
 pub mod sequence;
 pub mod tccb;
 
@@ -52,11 +55,13 @@ pub enum Method {
     Boilerpipe,
     /// `boilerpipe-tree`: Boilerpipe with the tree filter ([`boilerpipe_tree`]).
     BoilerpipeTree,
+    /// `link-template`: the template of mutually linked pages ([`link_template`]).
+    LinkTemplate,
 }
 
 impl Method {
     /// Every method, in the order tables list them.
-    pub const ALL: [Method; 7] = [
+    pub const ALL: [Method; 8] = [
         Method::Ccb,
         Method::Accb,
         Method::Tccb,
@@ -64,6 +69,7 @@ impl Method {
         Method::Bte,
         Method::Boilerpipe,
         Method::BoilerpipeTree,
+        Method::LinkTemplate,
     ];
 
     /// The method's name.
@@ -76,6 +82,7 @@ impl Method {
             Method::Bte => "bte",
             Method::Boilerpipe => "boilerpipe",
             Method::BoilerpipeTree => "boilerpipe-tree",
+            Method::LinkTemplate => "link-template",
         }
     }
 }
@@ -112,6 +119,7 @@ pub fn classifier(method: Method) -> Box<dyn Classifier> {
         Method::Bte => Box::new(bte::Bte),
         Method::Boilerpipe => Box::new(boilerpipe::Boilerpipe),
         Method::BoilerpipeTree => Box::new(boilerpipe_tree::BoilerpipeTree),
+        Method::LinkTemplate => Box::new(link_template::LinkTemplate),
     }
 }
 
