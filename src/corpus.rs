@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+use crate::bench::{process_cpu_seconds, thread_cpu_seconds};
 use crate::config::{Config, DomainCheck};
 use crate::engine::{Engine, EngineError, Input, Outcome};
 use crate::eval::{score_page, EvalAccumulator, RunReport};
@@ -203,7 +204,7 @@ pub fn load(path: &Path) -> Result<Vec<CorpusPage>, CorpusError> {
 /// The result of evaluating one heuristic on one corpus.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Evaluation {
-    /// The scores.
+    /// The scores, with the run's CPU time per kB of HTML.
     pub report: RunReport,
     /// Pages skipped as duplicates (not emitted, so not scored).
     pub duplicates: u64,
@@ -242,7 +243,7 @@ pub fn evaluate_sharded(
     }
     let mut engine = Engine::open(&config)?;
     let topic = corpus_file(path).display().to_string();
-    let mut acc = EvalAccumulator::new();
+    let mut acc = Scorer::new();
     let mut batch: Vec<CorpusPage> = Vec::with_capacity(config.input.batch_size);
     let (mut duplicates, mut rejected) = (0, 0);
     let mut run = |batch: &mut Vec<CorpusPage>, engine: &mut Engine| -> Result<(), CorpusError> {
@@ -253,13 +254,11 @@ pub fn evaluate_sharded(
         let outcomes = engine.process_batch(&inputs, None)?;
         for (page, outcome) in batch.iter().zip(outcomes) {
             match outcome {
-                Outcome::Clean(record) => {
-                    acc.push(&page.domain, &score_page(&record.text, &page.gold))
-                }
+                Outcome::Clean(record) => acc.push(&page.domain, &record.text, &page.gold),
                 Outcome::Duplicate { .. } => duplicates += 1,
                 Outcome::Rejected(_) => {
                     rejected += 1;
-                    acc.push(&page.domain, &score_page("", &page.gold));
+                    acc.push(&page.domain, "", &page.gold);
                 }
             }
         }
@@ -275,11 +274,45 @@ pub fn evaluate_sharded(
     })?;
     run(&mut batch, &mut engine)?;
     Ok(Evaluation {
-        report: acc.finish(&heuristic.to_string()),
+        report: acc.finish(&heuristic.to_string(), engine.stats().html_bytes),
         duplicates,
         versions: engine.stats().versions,
         rejected,
     })
+}
+
+/// The scores of a run's pages as they come back, and the CPU time the pipeline spends on them:
+/// the process's CPU time since the scorer was made, less the time scoring took.
+struct Scorer {
+    acc: EvalAccumulator,
+    cpu_start: f64,
+    scoring: f64,
+}
+
+impl Scorer {
+    fn new() -> Scorer {
+        Scorer {
+            acc: EvalAccumulator::new(),
+            cpu_start: process_cpu_seconds(),
+            scoring: 0.0,
+        }
+    }
+
+    /// Scores the next page of the stream, from `domain`: its `text` against its `gold`.
+    fn push(&mut self, domain: &str, text: &str, gold: &str) {
+        let started = thread_cpu_seconds();
+        self.acc.push(domain, &score_page(text, gold));
+        self.scoring += thread_cpu_seconds() - started;
+    }
+
+    /// The report labelled `label`, timed over `html_bytes` of HTML.
+    fn finish(self, label: &str, html_bytes: u64) -> RunReport {
+        let pipeline = (process_cpu_seconds() - self.cpu_start - self.scoring).max(0.0);
+        let mut report = self.acc.finish(label);
+        report.cpu_ms_per_kb =
+            (html_bytes > 0).then(|| pipeline * 1000.0 / (html_bytes as f64 / 1000.0));
+        report
+    }
 }
 
 /// The pages of a corpus through `jobs` shards over the fresh state of `config`, scored in file
@@ -292,7 +325,7 @@ fn evaluate_in_shards(
 ) -> Result<Evaluation, CorpusError> {
     let mut shards = Sharded::open(config, jobs)?;
     let topic = corpus_file(path).display().to_string();
-    let mut acc = EvalAccumulator::new();
+    let mut acc = Scorer::new();
     // The domain and gold text of every page whose outcome has not come back, in file order.
     let mut waiting: std::collections::VecDeque<(String, String)> = Default::default();
     let (mut duplicates, mut rejected) = (0, 0);
@@ -303,11 +336,11 @@ fn evaluate_in_shards(
             return Ok(());
         };
         match outcome {
-            Outcome::Clean(record) => acc.push(&domain, &score_page(&record.text, &gold)),
+            Outcome::Clean(record) => acc.push(&domain, &record.text, &gold),
             Outcome::Duplicate { .. } => duplicates += 1,
             Outcome::Rejected(_) => {
                 rejected += 1;
-                acc.push(&domain, &score_page("", &gold));
+                acc.push(&domain, "", &gold);
             }
         }
         Ok(())
@@ -329,7 +362,7 @@ fn evaluate_in_shards(
         .finish(&mut |outcome| score(&mut waiting, outcome))
         .map_err(shard_error)?;
     Ok(Evaluation {
-        report: acc.finish(&heuristic.to_string()),
+        report: acc.finish(&heuristic.to_string(), stats.html_bytes),
         duplicates,
         versions: stats.versions,
         rejected,
