@@ -1,9 +1,9 @@
 # urltree container image: `docker build -t urltree .`
 #
-# The build stage compiles against Debian's RocksDB 7.8 (see README "Building"), OpenSSL and zstd
+# The build stage compiles against Debian's RocksDB 7.8 (see docs/building.md), OpenSSL and zstd
 # (librdkafka's TLS/SASL and zstd codec); the runtime stage is Debian slim with only those
 # libraries' runtime packages, the binary and the default URL rules, running as an unprivileged
-# user. tests/dockerfile.rs checks that the runtime packages cover every shared library the binary
+# user. tests/it/dockerfile.rs checks that the runtime packages cover every shared library the binary
 # links.
 
 FROM rust:1-bookworm AS build

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The Kafka benchmark: end-to-end throughput and latency through a local tansu broker (1 and 2
 # workers, exactly-once) and the restore of a partition holding 10,000 documents from the
-# changelog. Both are ignored tests of tests/kafka.rs run in release; they start their own broker
-# (target/tools/tansu from scripts/setup, or URLTREE_TANSU) and fail when it cannot start.
+# changelog. Both are ignored tests of tests/kafka/worker.rs run in release; they start their own
+# broker (target/tools/tansu from scripts/test-tools, or URLTREE_TANSU) and fail when it cannot start.
 #
 #   benches/kafka.sh      # the crawl-to-the-future set of the shared corpus
 #   URLTREE_KAFKA_BENCH_CORPUS=../shared/corpus/NAME/docs.jsonl.gz benches/kafka.sh
@@ -25,8 +25,9 @@ if [ ! -f "$URLTREE_KAFKA_BENCH_CORPUS" ]; then
     exit 1
 fi
 
+scripts/test-tools
 for test in throughput_through_the_broker restore_speed_of_10000_documents; do
-    cargo test --release --locked --test kafka -- --ignored --exact "$test" --nocapture
+    cargo test --release --locked --test kafka -- --ignored --exact "worker::$test" --nocapture
 done
 
 out="${URLTREE_KAFKA_BENCH_OUT:-target/kafka-bench.json}"

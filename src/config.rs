@@ -41,7 +41,7 @@ pub struct TreeConfig {
     /// Classification heuristic by name (default `hybrid`).
     pub heuristic: Heuristic,
     /// `[tree.rules]`: the `hybrid` rules in force, each on by default; switching one off
-    /// measures what it does (README "Ablation").
+    /// measures what it does (docs/ablation.md).
     pub rules: Rules,
 }
 
@@ -384,11 +384,20 @@ mod tests {
             ]),
         )
         .unwrap();
-        let consumer = c.kafka.consumer_config();
-        assert_eq!(consumer.get("sasl.password"), Some("0x10"));
-        assert_eq!(consumer.get("sasl.username"), Some("1e5"));
-        assert_eq!(consumer.get("socket.timeout.ms"), Some("1_000"));
-        assert_eq!(c.kafka.producer_config().get("linger.ms"), Some("20"));
+        let text = |map: &std::collections::BTreeMap<String, toml::Value>, key: &str| {
+            map.get(key).and_then(|v| v.as_str().map(str::to_owned))
+        };
+        let properties = &c.kafka.properties;
+        assert_eq!(text(properties, "sasl.password").as_deref(), Some("0x10"));
+        assert_eq!(text(properties, "sasl.username").as_deref(), Some("1e5"));
+        assert_eq!(
+            text(properties, "socket.timeout.ms").as_deref(),
+            Some("1_000")
+        );
+        assert_eq!(
+            c.kafka.producer_properties.get("linger.ms"),
+            Some(&toml::Value::Integer(20))
+        );
         assert_eq!(c.kafka.group_id, "quoted");
         assert_eq!(c.input.batch_size, 64);
         // A non-canonical number for a numeric field is an error, not a different number.

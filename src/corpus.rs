@@ -10,7 +10,7 @@ use thiserror::Error;
 use crate::bench::{process_cpu_seconds, thread_cpu_seconds};
 use crate::config::{Config, DomainCheck};
 use crate::engine::{Engine, EngineError, Input, Outcome};
-use crate::eval::{score_page, EvalAccumulator, RunReport};
+use crate::eval::{score_page, EvalAccumulator, PageLabels, RunReport, Snippets};
 use crate::local::{self, Line};
 use crate::record::Source;
 use crate::shards::{RunError, ShardError, Sharded};
@@ -63,6 +63,22 @@ pub struct CorpusPage {
     pub gold: String,
     /// 1-based line in the file.
     pub line: u64,
+    /// The page's type, when the corpus labels one (`page_type`: WCXB's article, forum,
+    /// listing, collection, product, service, documentation).
+    pub page_type: Option<String>,
+    /// Phrases the main text must and must not contain (`with_snippets`, `without_snippets`).
+    pub snippets: Snippets,
+}
+
+impl CorpusPage {
+    /// The page's score of `text` as an extraction, fed to `acc` with its type and checks.
+    fn score_into(&self, acc: &mut EvalAccumulator, text: &str) {
+        let labels = PageLabels {
+            page_type: self.page_type.as_deref(),
+            snippets: (!self.snippets.is_empty()).then(|| self.snippets.check(text)),
+        };
+        acc.push_labelled(&self.domain, &score_page(text, &self.gold), labels);
+    }
 }
 
 #[derive(serde::Deserialize)]
@@ -70,6 +86,12 @@ struct GoldFields {
     domain: String,
     #[serde(default)]
     gold: Option<String>,
+    #[serde(default)]
+    page_type: Option<String>,
+    #[serde(default)]
+    with_snippets: Option<Vec<String>>,
+    #[serde(default)]
+    without_snippets: Option<Vec<String>>,
 }
 
 /// The twelve sets of the shared evaluation corpus, by folder name under its `corpus/` directory.
@@ -186,6 +208,11 @@ pub fn for_each_page(
             domain: fields.domain,
             gold: fields.gold.unwrap_or_default(),
             line,
+            page_type: fields.page_type,
+            snippets: Snippets {
+                with: fields.with_snippets.unwrap_or_default(),
+                without: fields.without_snippets.unwrap_or_default(),
+            },
         })?;
     }
     Ok(())
@@ -254,11 +281,11 @@ pub fn evaluate_sharded(
         let outcomes = engine.process_batch(&inputs, None)?;
         for (page, outcome) in batch.iter().zip(outcomes) {
             match outcome {
-                Outcome::Clean(record) => acc.push(&page.domain, &record.text, &page.gold),
+                Outcome::Clean(record) => acc.push(&page, &record.text),
                 Outcome::Duplicate { .. } => duplicates += 1,
                 Outcome::Rejected(_) => {
                     rejected += 1;
-                    acc.push(&page.domain, "", &page.gold);
+                    acc.push(&page, "");
                 }
             }
         }
@@ -298,10 +325,10 @@ impl Scorer {
         }
     }
 
-    /// Scores the next page of the stream, from `domain`: its `text` against its `gold`.
-    fn push(&mut self, domain: &str, text: &str, gold: &str) {
+    /// Scores the next page of the stream: its `text` against its gold, with its labels.
+    fn push(&mut self, page: &CorpusPage, text: &str) {
         let started = thread_cpu_seconds();
-        self.acc.push(domain, &score_page(text, gold));
+        page.score_into(&mut self.acc, text);
         self.scoring += thread_cpu_seconds() - started;
     }
 
@@ -326,21 +353,21 @@ fn evaluate_in_shards(
     let mut shards = Sharded::open(config, jobs)?;
     let topic = corpus_file(path).display().to_string();
     let mut acc = Scorer::new();
-    // The domain and gold text of every page whose outcome has not come back, in file order.
-    let mut waiting: std::collections::VecDeque<(String, String)> = Default::default();
+    // Every page whose outcome has not come back (its record moved out), in file order.
+    let mut waiting: std::collections::VecDeque<CorpusPage> = Default::default();
     let (mut duplicates, mut rejected) = (0, 0);
-    let mut score = |waiting: &mut std::collections::VecDeque<(String, String)>,
+    let mut score = |waiting: &mut std::collections::VecDeque<CorpusPage>,
                      outcome: Outcome|
      -> Result<(), std::convert::Infallible> {
-        let Some((domain, gold)) = waiting.pop_front() else {
+        let Some(page) = waiting.pop_front() else {
             return Ok(());
         };
         match outcome {
-            Outcome::Clean(record) => acc.push(&domain, &record.text, &gold),
+            Outcome::Clean(record) => acc.push(&page, &record.text),
             Outcome::Duplicate { .. } => duplicates += 1,
             Outcome::Rejected(_) => {
                 rejected += 1;
-                acc.push(&domain, "", &gold);
+                acc.push(&page, "");
             }
         }
         Ok(())
@@ -349,13 +376,12 @@ fn evaluate_in_shards(
         RunError::Shard(e) => CorpusError::Shard(e),
         RunError::Emit(never) => match never {},
     };
-    for_each_page(path, |page| {
-        waiting.push_back((page.domain, page.gold));
+    for_each_page(path, |mut page| {
+        let record = std::mem::take(&mut page.record);
         let source = Source::line(&topic, page.line);
+        waiting.push_back(page);
         shards
-            .push(page.record, source, &mut |outcome| {
-                score(&mut waiting, outcome)
-            })
+            .push(record, source, &mut |outcome| score(&mut waiting, outcome))
             .map_err(shard_error)
     })?;
     let stats = shards

@@ -1,7 +1,7 @@
 //! The language of a page's main text, by `whatlang` (trigram profiles of 70 languages, script
 //! detection first). Pure.
 //!
-//! Chosen on measurement against `lingua` 1.8 (README, "Language"): as accurate on the corpus and
+//! Chosen on measurement against `lingua` 1.8 (docs/output.md, "Language"): as accurate on the corpus and
 //! on short texts in 28 languages, 40 to 150 times cheaper per page. whatlang still costs about
 //! 100 µs a page whatever its length (it compares the text with the trigram profiles of all 40
 //! Latin-script languages), a tenth of the pipeline; most crawled text is English, so English

@@ -1,5 +1,5 @@
 //! `urltree bench --copies N`: the pipeline at steady state. One engine and one state take N copies
-//! of a corpus as new pages ([`super::copies`]) in one stream, as a long-running worker would, so
+//! of a corpus as new pages (`copies`) in one stream, as a long-running worker would, so
 //! the tree keeps learning and retention keeps forgetting; each copy is measured on its own.
 
 use std::io::Write;

@@ -13,6 +13,7 @@
 //! | `published` | `article:published_time`; JSON-LD `datePublished`; `itemprop=datePublished`; `date`, `pubdate`, `publishdate`, `dc.date`, `dc.date.issued`, `dcterms.created`, `dcterms.date` |
 //! | `canonical_url` | `link rel=canonical`; `og:url` |
 //! | `site_name` | `og:site_name`; JSON-LD `publisher.name`; `application-name` |
+//! | `types` | every JSON-LD `@type` (of objects, arrays and `@graph`s, in document order, at most [`MAX_TYPES`]); `og:type` |
 //!
 //! Values are entity-decoded, white space collapsed, at most [`MAX_VALUE_CHARS`] characters;
 //! `published` only when it starts with an ISO 8601 date (`YYYY-MM-DD`).
@@ -30,6 +31,9 @@ pub const MAX_JSON_LD_BYTES: usize = 256 << 10;
 /// Most characters kept of a metadata value.
 pub const MAX_VALUE_CHARS: usize = 1000;
 
+/// Most types kept of what a page declares itself to be (JSON-LD `@type`s, `og:type`).
+pub const MAX_TYPES: usize = 16;
+
 /// What a page says about itself in its head (and microdata).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PageMeta {
@@ -45,6 +49,11 @@ pub struct PageMeta {
     pub site_name: Option<String>,
     /// The page's first non-empty `<title>` (outside SVG and MathML).
     pub title: Option<String>,
+    /// What the page declares itself and its parts to be: the schema.org `@type`s of its JSON-LD
+    /// (`Product`, `DiscussionForumPosting`, `NewsArticle`, `BreadcrumbList`, ...) and its
+    /// `og:type` (`article`, `product`, `website`), as written, without duplicates, at most
+    /// [`MAX_TYPES`] of them.
+    pub types: Vec<String>,
 }
 
 /// The metadata fields.
@@ -127,6 +136,10 @@ impl HeadReader {
             }
         }
         let Some(key) = key else { return };
+        if key.eq_ignore_ascii_case(b"og:type") {
+            self.add_type(&String::from_utf8_lossy(content));
+            return;
+        }
         let mut lower = [0u8; 24];
         let Some(lower) = lower.get_mut(..key.len()) else {
             return;
@@ -148,6 +161,19 @@ impl HeadReader {
             _ => return,
         };
         self.set(field, rank, content);
+    }
+
+    /// Adds a declared type, trimmed, once, while there is room.
+    fn add_type(&mut self, t: &str) {
+        let t = t.trim();
+        let types = &mut self.meta.types;
+        if !t.is_empty()
+            && t.len() <= 100
+            && types.len() < MAX_TYPES
+            && !types.iter().any(|k| k == t)
+        {
+            types.push(t.to_owned());
+        }
     }
 
     /// A `<link>` start tag.
@@ -248,6 +274,15 @@ impl HeadReader {
                 }
             }
             Value::Object(object) => {
+                match object.get("@type") {
+                    Some(Value::String(t)) => self.add_type(t),
+                    Some(Value::Array(types)) => {
+                        for t in types.iter().filter_map(Value::as_str) {
+                            self.add_type(t);
+                        }
+                    }
+                    _ => {}
+                }
                 if let Some(graph) = object.get("@graph") {
                     self.json_ld(graph, depth + 1);
                 }
@@ -363,6 +398,7 @@ mod tests {
                 ),
                 ("link", " rel=\"alternate canonical\" href=\"/a\""),
                 ("meta", " property=\"og:site_name\" content=\"Example\""),
+                ("meta", " property=\"og:type\" content=\" article \""),
             ],
             &[
                 r#"{"@context":"https://schema.org","@graph":[{"@type":"NewsArticle",
@@ -379,8 +415,26 @@ mod tests {
                 canonical_url: Some("/a".into()),
                 site_name: Some("Example".into()),
                 title: None,
+                // og:type comes first in the head; the JSON-LD's graph, then its nested authors
+                // are not read for types.
+                types: vec!["article".into(), "NewsArticle".into()],
             }
         );
+    }
+
+    #[test]
+    fn declared_types_are_read_once_each_and_bounded() {
+        let many: Vec<String> = (0..40).map(|i| format!("{{\"@type\":\"T{i}\"}}")).collect();
+        let m = read(
+            &[("meta", " property=\"og:type\" content=\"product\"")],
+            &[
+                r#"[{"@type":["Product","Thing"]},{"@type":"Product"},{"@type":" "}]"#,
+                &format!("[{}]", many.join(",")),
+            ],
+        );
+        assert_eq!(&m.types[..3], ["product", "Product", "Thing"]);
+        assert_eq!(m.types.len(), MAX_TYPES);
+        assert_eq!(m.types[3], "T0");
     }
 
     #[test]

@@ -55,7 +55,7 @@ mod tokenizer;
 mod tests;
 
 pub use hash::{block_hash, BlockHash};
-pub use head::{PageMeta, MAX_JSON_LD_BYTES, MAX_VALUE_CHARS};
+pub use head::{PageMeta, MAX_JSON_LD_BYTES, MAX_TYPES, MAX_VALUE_CHARS};
 pub use limits::ParseLimits;
 pub use markup::Hint;
 pub use skeleton::{PageLinks, MAX_HREFS, MAX_HREF_BYTES};

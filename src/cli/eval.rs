@@ -220,6 +220,14 @@ pub fn run(args: Args, config: Config) -> anyhow::Result<ExitCode> {
             print!("{}", table.render_deltas());
         }
     }
+    if let Some(types) = type_table(&results) {
+        println!("== bag-of-words F1 by page type (macro: the mean over the types)");
+        print!("{}", types.render());
+        if args.ablate {
+            println!("== ablation by page type: the change in bag-of-words F1");
+            print!("{}", types.render_deltas());
+        }
+    }
     if let Some(json) = &args.json {
         let value = if results.len() == 1 {
             let result = &results[0];
@@ -243,6 +251,32 @@ pub fn run(args: Args, config: Config) -> anyhow::Result<ExitCode> {
         eprintln!("json: {}", json.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Bag-of-words F1 of each run on each page type of the corpora that label their pages with one,
+/// a row per corpus and type; `None` when no corpus does.
+fn type_table(results: &[CorpusResult]) -> Option<SummaryTable> {
+    let columns: Vec<String> = results
+        .first()?
+        .runs
+        .iter()
+        .map(|r| r.heuristic.clone())
+        .collect();
+    let mut rows = Vec::new();
+    for result in results {
+        let Some(first) = result.runs.first() else {
+            continue;
+        };
+        for (i, t) in first.per_type.iter().enumerate() {
+            let f1s = result
+                .runs
+                .iter()
+                .map(|run| run.per_type.get(i).map_or(0.0, |t| t.summary.f1_bow))
+                .collect();
+            rows.push((format!("{} {}", result.corpus, t.page_type), f1s));
+        }
+    }
+    (!rows.is_empty()).then_some(SummaryTable { columns, rows })
 }
 
 fn with_suffix(path: &std::path::Path, name: &str) -> PathBuf {

@@ -1,12 +1,18 @@
 //! Command-line interface: argument parsing, logging set-up and the subcommands.
 
 mod bench;
+mod crash;
 mod eval;
 mod extract;
 mod input;
+#[cfg(feature = "kafka")]
 mod produce;
 mod progress;
+#[cfg(test)]
+mod readme;
+#[cfg(feature = "kafka")]
 mod run;
+mod syncer;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -39,12 +45,15 @@ enum LogFormat {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    #[cfg(feature = "kafka")]
     /// Run the Kafka worker: consume raw-html records, produce clean-text records and dead letters
     /// (`[kafka]` config section), serve /metrics, /healthz and /readyz.
     Run(run::Args),
-    /// Extract clean text from local files (raw-html JSONL, gzip or plain, or a directory of HTML
-    /// files) into clean-text JSONL, keeping the tree in a local RocksDB directory.
+    /// Extract clean text from local files (raw-html JSONL, WARC, HTML pages or a directory of
+    /// them; plain or compressed) into clean-text JSONL, keeping the tree in a local RocksDB
+    /// directory.
     Extract(extract::Args),
+    #[cfg(feature = "kafka")]
     /// Send local pages (raw-html JSONL, WARC or HTML files, as `extract` reads them) to the input
     /// topic, keyed by registrable domain with the Java clients' murmur2 partitioner; count a
     /// record only once the broker acknowledged it, and write the ones that cannot be sent to a
@@ -54,9 +63,21 @@ enum Command {
     Eval(eval::Args),
     /// Measure the whole pipeline's throughput, state size and memory on a corpus.
     Bench(bench::Args),
+    /// `run` and `produce` in a build without the `kafka` feature: a clear error.
+    #[cfg(not(feature = "kafka"))]
+    #[command(name = "run", hide = true, alias = "produce")]
+    WithoutKafka(WithoutKafka),
     /// Print the effective configuration (defaults, file and environment) as TOML, secrets
     /// (passwords, client secrets, private keys) as "<redacted>".
     Config,
+}
+
+/// The arguments of a subcommand this build leaves out, whatever they are.
+#[cfg(not(feature = "kafka"))]
+#[derive(clap::Args, Debug)]
+struct WithoutKafka {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+    args: Vec<String>,
 }
 
 pub fn main() -> anyhow::Result<ExitCode> {
@@ -65,15 +86,31 @@ pub fn main() -> anyhow::Result<ExitCode> {
     let config =
         Config::load(cli.config.as_deref()).with_context(|| "loading the configuration")?;
     match cli.command {
+        #[cfg(feature = "kafka")]
         Command::Run(args) => run::run(args, config),
         Command::Extract(args) => extract::run(args, config),
+        #[cfg(feature = "kafka")]
         Command::Produce(args) => produce::run(args, config),
         Command::Eval(args) => eval::run(args, config),
         Command::Bench(args) => bench::run(args, config),
+        #[cfg(not(feature = "kafka"))]
+        Command::WithoutKafka(_) => anyhow::bail!(
+            "this urltree was built without the `kafka` feature, which `run` and `produce` need: \
+             build it with the default features (`cargo build --release`)"
+        ),
         Command::Config => {
             print!("{}", config.redacted().to_toml());
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// `n` and the noun, in the plural unless `n` is 1 (`noun` + "s"): "1 page", "2 pages".
+fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }
 
@@ -85,8 +122,11 @@ fn init_logging(format: LogFormat) {
         LogFormat::Human => false,
         LogFormat::Auto => !std::io::stderr().is_terminal(),
     };
+    // Colour only on a terminal that wants it: never in a pipe or a file, nor with NO_COLOR set.
+    let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(colour)
         .with_writer(std::io::stderr);
     if json {
         builder.json().init();

@@ -17,6 +17,8 @@ use indicatif::ProgressBar;
 use urltree::config::Config;
 use urltree::local::{Item, JsonlWriter};
 use urltree::produce::{Router, Sender, Tally};
+
+use super::count;
 use urltree::record::{DeadLetter, Source};
 
 use super::progress;
@@ -161,24 +163,34 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
     for letter in &finished.failures {
         dead.write(letter)?;
     }
-    bar.finish_and_clear();
+    if read_error.is_none() {
+        if let Some(total) = input.total() {
+            bar.set_position(total);
+        }
+        bar.set_message(progress_line(&finished.tally, read, started));
+        bar.finish();
+    } else {
+        bar.abandon();
+    }
     dead.file.flush().context("flushing the errors file")?;
 
     let tally = finished.tally;
     let seconds = started.elapsed().as_secs_f64().max(1e-9);
     eprintln!(
-        "urltree produce: {} of {read} records delivered to {topic} ({partitions} partitions on {brokers}), {} dead letters{}, {:.1} records/s ({:.1} MB/s)",
+        "urltree produce: {} of {} delivered to {topic} ({} on {brokers}), {}{}, {:.1} records/s ({:.1} MB/s)",
         tally.delivered,
-        dead.count(),
+        count(read, "record"),
+        count(partitions as u64, "partition"),
+        count(dead.count(), "dead letter"),
         if dead.count() > 0 { format!(" ({})", dead.kinds()) } else { String::new() },
         tally.delivered as f64 / seconds,
         tally.delivered_bytes as f64 / 1e6 / seconds,
     );
     if dead.file.written() > 0 {
         eprintln!(
-            "  errors: {} ({} records)",
+            "  errors: {} ({})",
             errors_path.display(),
-            dead.file.written()
+            count(dead.file.written(), "record")
         );
     }
     let unacknowledged = tally.in_flight();

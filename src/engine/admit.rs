@@ -48,7 +48,10 @@ pub(super) fn key(
             match domain_check {
                 DomainCheck::Verify => {
                     let message = format!(
-                        "record domain {claimed:?} disagrees with the URL's registrable domain {:?}",
+                        "record domain {claimed:?} disagrees with the URL's registrable domain {:?} \
+                         (to file such records under their domain field, as for pages an archive \
+                         served from another host: --trust-record-domain, or [input] \
+                         domain_check = \"trust-record\")",
                         key.domain
                     );
                     return Err(Rejection::new(ErrorKind::DomainMismatch, message));

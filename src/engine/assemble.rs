@@ -7,6 +7,7 @@ use super::lookup::Evidence;
 use crate::blocks::{Block, PageMeta};
 use crate::config::OutputOptions;
 use crate::record::{BlockDetail, CleanRecord, ModelInfo, RawPage, Source};
+use crate::tree::kind::{self, Kept, Layout};
 use crate::tree::{Branch, Heuristic, Label, Reason};
 use crate::urlkey::UrlKey;
 use crate::{lang, markdown};
@@ -19,6 +20,7 @@ pub(super) struct Classified<'p> {
     pub blocks: &'p [Block],
     pub evidence: &'p Evidence,
     pub reasons: &'p [Reason],
+    pub layout: Layout,
     pub heuristic: Heuristic,
     pub meta: PageMeta,
 }
@@ -47,6 +49,7 @@ pub(super) fn record(
         blocks,
         evidence,
         reasons,
+        layout,
         heuristic,
         meta,
     } = classified;
@@ -58,10 +61,12 @@ pub(super) fn record(
     let mut details = output.blocks.then(|| Vec::with_capacity(blocks.len()));
     let mut content = Vec::new();
     let mut last_pre = None;
+    let mut kept = Kept::default();
     for ((block, &count), &reason) in blocks.iter().zip(&evidence.counts).zip(reasons) {
         match reason.label() {
             Label::Content => {
                 tally.content += 1;
+                kept.add(block);
                 if !text.is_empty() {
                     // Parts of one preformatted text (split by a `<br>`) are its lines.
                     let same_pre = block.pre.is_some() && block.pre == last_pre;
@@ -108,6 +113,7 @@ pub(super) fn record(
         published: meta.published,
         canonical_url,
         site_name: meta.site_name,
+        page_kind: (layout != Layout::Unknown).then(|| kind::infer(layout, &meta.types, kept)),
         fetched_at: page.fetched_at.and_then(|t| t.format(&Rfc3339).ok()),
         encoding: page.encoding,
         processed_at: processed_at(timestamp_ms, page.fetched_at, batch_started),

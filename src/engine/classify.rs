@@ -4,6 +4,7 @@
 use super::lookup::Evidence;
 use crate::blocks::{Block, PageStats};
 use crate::tree::classic::link_template::Linked;
+use crate::tree::kind::Layout;
 use crate::tree::{BlockFacts, Classifier, NodeFacts, Page, Reason};
 
 /// What the classifier is told of each block, in block order; `title` is the page's title.
@@ -59,16 +60,17 @@ fn contains_words(outer: &str, inner: &str) -> bool {
 }
 
 /// One reason per block, in block order, for a page of `html_bytes` bytes whose tokenizer facts
-/// are `stats`, with what its mutually linked pages say of it (`link-template`).
+/// are `stats`, with what its mutually linked pages say of it (`link-template`), and how the
+/// classifier found the main content laid out.
 pub(super) fn classify(
     classifier: &dyn Classifier,
     blocks: &[Block],
     (html_bytes, stats, linked): (usize, PageStats, Option<&Linked>),
     evidence: &Evidence,
     title: Option<&str>,
-) -> Vec<Reason> {
+) -> (Vec<Reason>, Layout) {
     let mut reasons = Vec::with_capacity(blocks.len());
-    classifier.classify_page(
+    let layout = classifier.classify_page(
         &Page {
             linked,
             ..Page::new(blocks, html_bytes, stats)
@@ -80,7 +82,7 @@ pub(super) fn classify(
         },
         &mut reasons,
     );
-    reasons
+    (reasons, layout)
 }
 
 #[cfg(test)]

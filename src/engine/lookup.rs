@@ -2,10 +2,12 @@
 //! along the branch) and, at that node, the count of every block and the element-path counts the
 //! classifier asks for. One multi-get of supports and one of counters per page.
 
+use std::convert::Infallible;
+
 use super::learn::Learned;
 use crate::blocks::Block;
 use crate::state::{StateError, Txn};
-use crate::tree::{block_key, BlockKey, Branch, Choice, Classifier};
+use crate::tree::{block_key, BlockKey, Branch, Choice, Classifier, NodeId};
 
 /// What the tree says of one page, after the page was inserted.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,7 +32,44 @@ pub(super) fn look_up(
     // The leaf holds this page alone (see `Branch`): support 1, every block counted once.
     let mut supports = txn.supports(branch.stored())?;
     supports.push(1);
-    let choice = classifier.choose(&supports);
+    evidence(
+        classifier,
+        branch,
+        blocks,
+        learned,
+        &supports,
+        |node, keys| txn.counts(branch.root(), node, keys),
+    )
+}
+
+/// The evidence for a page in a tree that holds it alone, as a fresh state gives it right after
+/// inserting the page: every node of its branch has support 1 and counts each of the page's
+/// distinct blocks and element paths once. No state is read.
+pub(super) fn alone(
+    classifier: &dyn Classifier,
+    branch: &Branch,
+    blocks: &[Block],
+    learned: &Learned,
+) -> Evidence {
+    let supports = vec![1; branch.ids.len()];
+    let counted_once = |_: NodeId, keys: &[BlockKey]| Ok::<_, Infallible>(vec![1; keys.len()]);
+    match evidence(classifier, branch, blocks, learned, &supports, counted_once) {
+        Ok(evidence) => evidence,
+        Err(never) => match never {},
+    }
+}
+
+/// The evidence from the supports along the branch (root first, leaf last) and the counts
+/// `read_counts` gives at the chosen node for a list of block and path keys.
+fn evidence<E>(
+    classifier: &dyn Classifier,
+    branch: &Branch,
+    blocks: &[Block],
+    learned: &Learned,
+    supports: &[u64],
+    mut read_counts: impl FnMut(NodeId, &[BlockKey]) -> Result<Vec<u64>, E>,
+) -> Result<Evidence, E> {
+    let choice = classifier.choose(supports);
     let fp = &learned.fp;
     // The path counts the classifier asks for, sorted and distinct.
     let mut paths: Vec<BlockKey> = blocks
@@ -45,12 +84,12 @@ pub(super) fn look_up(
     let stored = if choice.depth == branch.leaf_depth() {
         vec![1; wanted]
     } else if paths.is_empty() {
-        txn.counts(branch.root(), branch.ids[choice.depth], &fp.blocks)?
+        read_counts(branch.ids[choice.depth], &fp.blocks)?
     } else {
         let mut keys = Vec::with_capacity(wanted);
         keys.extend_from_slice(&fp.blocks);
         keys.extend_from_slice(&paths);
-        txn.counts(branch.root(), branch.ids[choice.depth], &keys)?
+        read_counts(branch.ids[choice.depth], &keys)?
     };
     let (text_counts, path_counts) = stored.split_at(fp.blocks.len().min(stored.len()));
     let count_of = |key: BlockKey| -> u64 {

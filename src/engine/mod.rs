@@ -1,17 +1,18 @@
 //! The per-page pipeline over the URL Tree (DESIGN §1–2), as named stages:
 //!
-//! 1. [`admit`]: **decode** the record, compute its **key** (URL key, domain, branch), check for a
+//! 1. `admit`: **decode** the record, compute its **key** (URL key, domain, branch), check for a
 //!    **dup**licate, split the page into **blocks**;
-//! 2. [`learn`]: build the page's fingerprint, insert it into the tree and **forget** what
+//! 2. `learn`: build the page's fingerprint, insert it into the tree and **forget** what
 //!    retention says;
-//! 3. [`lookup`]: **look up** the deciding node and the counts the classifier reads there (and,
-//!    for `link-template`, the held pages the page links to: [`links`]);
-//! 4. [`classify`]: **classify** every block with the configured [`Classifier`];
-//! 5. [`assemble`]: **assemble** the clean-text record.
+//! 3. `lookup`: **look up** the deciding node and the counts the classifier reads there (and,
+//!    for `link-template`, the held pages the page links to: `links`);
+//! 4. `classify`: **classify** every block with the configured [`Classifier`];
+//! 5. `assemble`: **assemble** the clean-text record.
 //!
 //! [`Engine`] owns the state and runs batches; `page` runs one record through the stages. Every
 //! input source (local files, Kafka) hands the engine batches of raw records and gets one
-//! [`Outcome`] per record back, in order.
+//! [`Outcome`] per record back, in order. [`Stateless`] runs the same stages for one page at a
+//! time without a state (the cold-start path of `urltree::extract` and of `extract` on one page).
 
 mod admit;
 mod assemble;
@@ -20,6 +21,7 @@ mod learn;
 mod links;
 mod lookup;
 mod page;
+mod stateless;
 
 #[cfg(test)]
 mod tests;
@@ -35,6 +37,7 @@ use crate::state::{StateError, Store};
 use crate::tree::{classifier, Classifier, Heuristic, Retention};
 use crate::urlkey::{QueryRules, RulesError, UrlKeyer};
 use page::PageContext;
+pub use stateless::Stateless;
 
 /// One raw input record and where it came from.
 #[derive(Clone, Debug)]
@@ -85,7 +88,7 @@ pub struct Change {
     /// The document's identity: its domain node and the MD5 of its URL key
     /// ([`crate::state::keys::seen_key`]).
     pub key: [u8; 24],
-    /// The encoded [`Fingerprint`] for an insertion, `None` for a tombstone.
+    /// The encoded [`Fingerprint`](crate::tree::Fingerprint) for an insertion, `None` for a tombstone.
     pub fingerprint: Option<Vec<u8>>,
     /// Offset (`source.offset`) of the input record that caused the change.
     pub offset: i64,
@@ -255,6 +258,38 @@ impl Engine {
         progress: Option<(&str, u64)>,
         before_commit: impl FnOnce(&[Outcome], &[Change]) -> Result<(), E>,
     ) -> Result<Vec<Outcome>, BatchError<E>> {
+        self.run_batch(inputs, progress, |outcomes, changes, _| {
+            before_commit(outcomes, changes)
+        })
+    }
+
+    /// Like [`Engine::process_batch`], with the delivery records `deliver` makes of the outcomes
+    /// (keys and values of [`crate::state::delivery`], `None` deleting a key) written in the
+    /// batch's atomic commit: `urltree extract` keeps a batch's outcomes in the state with its
+    /// pages, so that none is lost when the process dies before they reach the output.
+    pub fn process_batch_delivering(
+        &mut self,
+        inputs: &[Input<'_>],
+        deliver: impl FnOnce(&[Outcome]) -> Vec<(Vec<u8>, Option<Vec<u8>>)>,
+    ) -> Result<Vec<Outcome>, StateError> {
+        self.run_batch(inputs, None, |outcomes, _, txn| {
+            for (key, value) in deliver(outcomes) {
+                txn.deliver(key, value);
+            }
+            Ok::<(), std::convert::Infallible>(())
+        })
+        .map_err(|e| match e {
+            BatchError::State(e) => e,
+            BatchError::Aborted(never) => match never {},
+        })
+    }
+
+    fn run_batch<E>(
+        &mut self,
+        inputs: &[Input<'_>],
+        progress: Option<(&str, u64)>,
+        before_commit: impl FnOnce(&[Outcome], &[Change], &mut crate::state::Txn<'_>) -> Result<(), E>,
+    ) -> Result<Vec<Outcome>, BatchError<E>> {
         let batch_started = OffsetDateTime::now_utc()
             .format(&Rfc3339)
             .unwrap_or_default();
@@ -282,7 +317,7 @@ impl Engine {
         if let Some((source, next_offset)) = progress {
             txn.set_progress(source, next_offset);
         }
-        before_commit(&outcomes, &changes).map_err(BatchError::Aborted)?;
+        before_commit(&outcomes, &changes, &mut txn).map_err(BatchError::Aborted)?;
         txn.commit().map_err(BatchError::State)?;
         self.stats = stats;
         Ok(outcomes)

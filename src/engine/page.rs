@@ -1,17 +1,23 @@
 //! One record through the pipeline's stages, in order: decode → key → dedup → blocks → learn →
 //! look up → classify → assemble. Each stage is a function of its own module; this one only
-//! wires them and keeps the counts.
+//! wires them and keeps the counts. The stages that read or write the tree go through [`Tree`]:
+//! a batch's transaction over the state, or [`Alone`], the tree of a page without a state.
 
-use super::admit::{self, Rejection};
+use std::convert::Infallible;
+
+use super::admit::{self, HeldDoc, Rejection};
 use super::assemble::{self, Classified};
-use super::links::{self, LinkIndex};
+use super::learn::Learned;
+use super::links::{self, LinkIndex, PageProfile};
+use super::lookup::Evidence;
 use super::{classify, learn, lookup, Change, Input, Outcome, Stats};
-use crate::blocks::Tokenizer;
+use crate::blocks::{Block, Tokenizer};
 use crate::config::{DomainCheck, OutputOptions};
 use crate::record::DeadLetter;
 use crate::state::{StateError, Txn};
-use crate::tree::{Classifier, Retention};
-use crate::urlkey::UrlKeyer;
+use crate::tree::classic::link_template::Linked;
+use crate::tree::{Branch, Classifier, Fingerprint, NodeId, Retention};
+use crate::urlkey::{UrlKey, UrlKeyer};
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
@@ -21,6 +27,157 @@ fn rfc3339_ms(ms: i64) -> String {
         .ok()
         .and_then(|t| t.format(&Rfc3339).ok())
         .unwrap_or_default()
+}
+
+/// What the stages ask of the tree a page goes into.
+pub(super) trait Tree {
+    /// Why the tree could not be read or written.
+    type Error;
+
+    /// **Dedup**: the document the page's URL key already holds in its domain, if any.
+    fn held(&mut self, branch: &Branch, key: &UrlKey) -> Result<Option<HeldDoc>, Self::Error>;
+
+    /// The newest event time of the domain's documents, when it holds any.
+    fn newest_ms(&mut self, domain: NodeId) -> Result<Option<i64>, Self::Error>;
+
+    /// Forgets the held version of a page whose content changed.
+    fn forget(&mut self, domain: NodeId, seq: u64, old: &Fingerprint) -> Result<(), Self::Error>;
+
+    /// **Learn**: inserts the page and forgets what retention says; returns how many documents
+    /// were forgotten.
+    fn learn(
+        &mut self,
+        domain: NodeId,
+        learned: &Learned,
+        retention: Retention,
+        offset: i64,
+        changes: &mut Vec<Change>,
+    ) -> Result<u64, Self::Error>;
+
+    /// **Look up**: the evidence for the page just learned.
+    fn look_up(
+        &mut self,
+        classifier: &dyn Classifier,
+        branch: &Branch,
+        blocks: &[Block],
+        learned: &Learned,
+    ) -> Result<Evidence, Self::Error>;
+
+    /// `link-template`: notes the link identity of the page just learned in `links`, then what
+    /// the held pages of `domain` it links to say of it.
+    fn linked(
+        &mut self,
+        links: &mut LinkIndex,
+        domain: NodeId,
+        page: &PageProfile,
+    ) -> Result<Linked, Self::Error>;
+}
+
+/// The stored tree, through a batch's transaction.
+impl Tree for Txn<'_> {
+    type Error = StateError;
+
+    fn held(&mut self, branch: &Branch, key: &UrlKey) -> Result<Option<HeldDoc>, StateError> {
+        admit::held(self, branch, key)
+    }
+
+    fn newest_ms(&mut self, domain: NodeId) -> Result<Option<i64>, StateError> {
+        let meta = self.domain(domain)?;
+        Ok((meta.held() > 0).then_some(meta.newest_ms))
+    }
+
+    fn forget(&mut self, domain: NodeId, seq: u64, old: &Fingerprint) -> Result<(), StateError> {
+        Txn::forget(self, domain, seq, old)
+    }
+
+    fn learn(
+        &mut self,
+        domain: NodeId,
+        learned: &Learned,
+        retention: Retention,
+        offset: i64,
+        changes: &mut Vec<Change>,
+    ) -> Result<u64, StateError> {
+        learn::learn(self, domain, learned, retention, offset, changes)
+    }
+
+    fn look_up(
+        &mut self,
+        classifier: &dyn Classifier,
+        branch: &Branch,
+        blocks: &[Block],
+        learned: &Learned,
+    ) -> Result<Evidence, StateError> {
+        lookup::look_up(self, classifier, branch, blocks, learned)
+    }
+
+    fn linked(
+        &mut self,
+        links: &mut LinkIndex,
+        domain: NodeId,
+        page: &PageProfile,
+    ) -> Result<Linked, StateError> {
+        if let Some(profile) = &page.profile {
+            let seq = self.domain(domain)?.next_seq.saturating_sub(1);
+            links.insert(self, domain, profile.id, seq)?;
+        }
+        links.look_up(self, domain, page)
+    }
+}
+
+/// The tree of a page without a state: it holds that page alone, so the page is its domain's
+/// first (the cold-start path) and its evidence is what a fresh state would give it after
+/// inserting it. Nothing is kept.
+pub(super) struct Alone;
+
+impl Tree for Alone {
+    type Error = Infallible;
+
+    fn held(&mut self, _: &Branch, _: &UrlKey) -> Result<Option<HeldDoc>, Infallible> {
+        Ok(None)
+    }
+
+    fn newest_ms(&mut self, _: NodeId) -> Result<Option<i64>, Infallible> {
+        Ok(None)
+    }
+
+    fn forget(&mut self, _: NodeId, _: u64, _: &Fingerprint) -> Result<(), Infallible> {
+        Ok(())
+    }
+
+    fn learn(
+        &mut self,
+        _: NodeId,
+        _: &Learned,
+        _: Retention,
+        _: i64,
+        _: &mut Vec<Change>,
+    ) -> Result<u64, Infallible> {
+        Ok(0)
+    }
+
+    fn look_up(
+        &mut self,
+        classifier: &dyn Classifier,
+        branch: &Branch,
+        blocks: &[Block],
+        learned: &Learned,
+    ) -> Result<Evidence, Infallible> {
+        Ok(lookup::alone(classifier, branch, blocks, learned))
+    }
+
+    /// A lone page links to no held page.
+    fn linked(
+        &mut self,
+        _: &mut LinkIndex,
+        _: NodeId,
+        page: &PageProfile,
+    ) -> Result<Linked, Infallible> {
+        Ok(Linked {
+            blocks: page.blocks.clone(),
+            template: None,
+        })
+    }
 }
 
 /// The engine's parts one batch works with.
@@ -40,9 +197,13 @@ pub(super) struct PageContext<'e> {
 
 impl PageContext<'_> {
     /// Runs one record through the stages; only a state error fails it.
-    pub fn process(&mut self, txn: &mut Txn<'_>, input: &Input<'_>) -> Result<Outcome, StateError> {
+    pub fn process<T: Tree>(
+        &mut self,
+        tree: &mut T,
+        input: &Input<'_>,
+    ) -> Result<Outcome, T::Error> {
         self.stats.records += 1;
-        let outcome = self.process_page(txn, input);
+        let outcome = self.process_page(tree, input);
         match &outcome {
             Ok(Outcome::Clean(_)) => self.stats.pages += 1,
             Ok(Outcome::Duplicate { .. }) => self.stats.duplicates += 1,
@@ -52,11 +213,11 @@ impl PageContext<'_> {
         outcome
     }
 
-    fn process_page(
+    fn process_page<T: Tree>(
         &mut self,
-        txn: &mut Txn<'_>,
+        tree: &mut T,
         input: &Input<'_>,
-    ) -> Result<Outcome, StateError> {
+    ) -> Result<Outcome, T::Error> {
         let mut page = match admit::decode(input.bytes, self.max_record_bytes) {
             Ok(page) => page,
             Err(rejection) => return Ok(self.reject(input, rejection)),
@@ -65,7 +226,7 @@ impl PageContext<'_> {
             Ok(keyed) => keyed,
             Err(rejection) => return Ok(self.reject(input, rejection)),
         };
-        let held = admit::held(txn, &branch, &key)?;
+        let held = tree.held(&branch, &key)?;
         let blocks = match admit::blocks(self.tokenizer, &page) {
             Ok(blocks) => blocks,
             Err(rejection) => return Ok(self.reject(input, rejection)),
@@ -79,11 +240,23 @@ impl PageContext<'_> {
         let (mut time_ms, clamped) = learn::event_time_ms(&page, input.timestamp_ms);
         let mut warnings = std::mem::take(&mut page.warnings);
         self.stats.dropped_fields += warnings.len() as u64;
+        // A page the parse limits cut says so: its text is not all there.
+        if self.tokenizer.stats().block_limit_hit {
+            warnings.push(format!(
+                "the page has more than {} blocks (parse.max_blocks): the rest was not read",
+                blocks.len()
+            ));
+        }
+        let cut_blocks = blocks.iter().filter(|b| b.truncated).count();
+        if cut_blocks > 0 {
+            warnings.push(format!(
+                "{cut_blocks} block(s) longer than parse.max_block_chars characters: their text was cut"
+            ));
+        }
         if clamped {
             // An untrusted time ages nothing: it goes no further than the domain's newest.
-            let domain = txn.domain(branch.root())?;
-            if domain.held() > 0 {
-                time_ms = time_ms.min(domain.newest_ms);
+            if let Some(newest_ms) = tree.newest_ms(branch.root())? {
+                time_ms = time_ms.min(newest_ms);
             }
             self.stats.clamped_times += 1;
             let claimed = match page.fetched_at {
@@ -108,11 +281,10 @@ impl PageContext<'_> {
             }
             // A new version: the old one is forgotten exactly, the new one inserted below. The
             // changelog's record of the new version replaces the old one's under the same key.
-            txn.forget(branch.root(), seq, &old)?;
+            tree.forget(branch.root(), seq, &old)?;
             self.stats.versions += 1;
         }
-        self.stats.forgotten += learn::learn(
-            txn,
+        self.stats.forgotten += tree.learn(
             branch.root(),
             &learned,
             self.retention,
@@ -120,18 +292,12 @@ impl PageContext<'_> {
             self.changes,
         )?;
         let linked = match &page_links {
-            Some(page_links) => {
-                if let Some(profile) = &page_links.profile {
-                    let seq = txn.domain(branch.root())?.next_seq.saturating_sub(1);
-                    self.links.insert(txn, branch.root(), profile.id, seq)?;
-                }
-                Some(self.links.look_up(txn, branch.root(), page_links)?)
-            }
+            Some(page_links) => Some(tree.linked(self.links, branch.root(), page_links)?),
             None => None,
         };
-        let evidence = lookup::look_up(txn, self.classifier, &branch, &blocks, &learned)?;
+        let evidence = tree.look_up(self.classifier, &branch, &blocks, &learned)?;
         let title = page.title.as_deref().or(meta.title.as_deref());
-        let reasons = classify::classify(
+        let (reasons, layout) = classify::classify(
             self.classifier,
             &blocks,
             (page.html.len(), page_stats, linked.as_ref()),
@@ -147,6 +313,7 @@ impl PageContext<'_> {
                 blocks: &blocks,
                 evidence: &evidence,
                 reasons: &reasons,
+                layout,
                 heuristic: self.classifier.heuristic(),
                 meta,
             },

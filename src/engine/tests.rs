@@ -294,3 +294,35 @@ fn the_heading_the_page_title_names_is_the_text_title() {
         );
     }
 }
+
+#[test]
+fn a_page_cut_at_the_parse_limits_says_so_in_its_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = crate::config::Config::default();
+    config.state.path = dir.path().to_owned();
+    config.parse.max_blocks = 3;
+    config.parse.max_block_chars = 20;
+    let mut engine = super::Engine::open(&config).unwrap();
+    let bytes = record(1, "Alpha");
+    let inputs = [super::Input::new(&bytes, Source::line("in", 1))];
+    let outcomes = engine.process_batch(&inputs, None).unwrap();
+    let super::Outcome::Clean(record) = &outcomes[0] else {
+        panic!("{:?}", outcomes[0]);
+    };
+    assert!(
+        record
+            .warnings
+            .iter()
+            .any(|w| w.contains("parse.max_blocks")),
+        "{:?}",
+        record.warnings
+    );
+    assert!(
+        record
+            .warnings
+            .iter()
+            .any(|w| w.contains("parse.max_block_chars")),
+        "{:?}",
+        record.warnings
+    );
+}

@@ -8,6 +8,7 @@ pub mod lcs;
 pub mod plot;
 pub mod report;
 pub mod score;
+pub mod snippets;
 pub mod summary;
 pub mod tokens;
 
@@ -16,8 +17,12 @@ mod tests;
 
 pub use lcs::lcs_len;
 pub use plot::{render_svg, write_svg};
-pub use report::{render_table, DomainSummary, EvalAccumulator, EvalReport, RunReport, Summary};
+pub use report::{
+    render_table, DomainSummary, EvalAccumulator, EvalReport, PageLabels, RunReport, Summary,
+    TypeSummary,
+};
 pub use score::{score_ids, score_page, PageScore};
+pub use snippets::{SnippetCheck, Snippets};
 pub use summary::{MetricsTable, SummaryTable};
 pub use tokens::{word_tokens, Interner};
 

@@ -10,11 +10,25 @@ use super::report::{curve_page_index, RunReport};
 /// Domains drawn in a run's panel (those with most pages).
 pub const MAX_DOMAIN_CURVES: usize = 12;
 
-/// Series colours, one per run or per domain, cycled if there are more.
-const COLOURS: [&str; 12] = [
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-    "#bcbd22", "#17becf", "#393b79", "#637939",
+/// Series colours, one per run or per domain: ten chosen to stay apart (at least 40 in CIELAB
+/// ΔE between any two, all dark enough to read on white), from Tableau's, Kelly's and Okabe and
+/// Ito's palettes.
+const COLOURS: [&str; 10] = [
+    "#0072b2", "#ff7f0e", "#2ca02c", "#be0032", "#000000", "#e377c2", "#17becf", "#bcbd22",
+    "#654522", "#f99379",
 ];
+
+/// Dash patterns of the series past the tenth, whose colours repeat: solid for the first ten,
+/// then each further ten dashed differently, so no two series look alike.
+const DASHES: [Option<&str>; 4] = [None, Some("6 3"), Some("2 2"), Some("8 3 2 3")];
+
+/// The colour and dash pattern of series `i`.
+fn style(i: usize) -> (&'static str, Option<&'static str>) {
+    (
+        COLOURS[i % COLOURS.len()],
+        DASHES[(i / COLOURS.len()) % DASHES.len()],
+    )
+}
 
 const WIDTH: f64 = 960.0;
 const PANEL_HEIGHT: f64 = 340.0;
@@ -35,12 +49,22 @@ pub fn write_svg(runs: &[RunReport], out: &mut impl Write) -> io::Result<()> {
 struct Series {
     label: String,
     colour: &'static str,
+    dash: Option<&'static str>,
     points: Vec<(f64, f64)>,
 }
 
+impl Series {
+    /// The `stroke-dasharray` attribute, when the series is dashed.
+    fn dash_attribute(&self) -> String {
+        self.dash
+            .map(|d| format!(r#" stroke-dasharray="{d}""#))
+            .unwrap_or_default()
+    }
+}
+
 /// A well-formed standalone SVG document (UTF-8, with XML declaration): a title, the overall
-/// panel (x = 1-based page number in the stream, y = cumulative moving-average F1 in 0..1, one
-/// colour per run, legend) and per run a panel of its [`MAX_DOMAIN_CURVES`] largest domains
+/// panel (x = 1-based page number in the stream, y = cumulative moving-average F1 from a tick
+/// below the panel's lowest point to 1, one colour per run, legend) and per run a panel of its [`MAX_DOMAIN_CURVES`] largest domains
 /// (x = page number within the domain, legend with domain names). Legend entries show page
 /// counts. All text is XML-escaped; values outside 0..1 are clamped, non-finite ones skipped.
 pub fn render_svg(runs: &[RunReport]) -> String {
@@ -67,7 +91,8 @@ pub fn render_svg(runs: &[RunReport]) -> String {
         .enumerate()
         .map(|(i, run)| Series {
             label: format!("{} ({})", short(&run.heuristic), run.overall.pages),
-            colour: COLOURS[i % COLOURS.len()],
+            colour: style(i).0,
+            dash: style(i).1,
             points: curve_points(&run.curve, run.overall.pages),
         })
         .collect();
@@ -87,7 +112,8 @@ pub fn render_svg(runs: &[RunReport]) -> String {
             .enumerate()
             .map(|(i, d)| Series {
                 label: format!("{} ({})", short(&d.domain), d.summary.pages),
-                colour: COLOURS[i % COLOURS.len()],
+                colour: style(i).0,
+                dash: style(i).1,
                 points: curve_points(&d.curve, d.summary.pages),
             })
             .collect();
@@ -126,8 +152,9 @@ fn panel(svg: &mut String, top: f64, title: &str, x_label: &str, series: &[Serie
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.0))
         .fold(1.0f64, f64::max);
+    let (y_low, y_step) = y_range(series);
     let sx = |x: f64| x0 + x / x_max * (x1 - x0);
-    let sy = |y: f64| y1 - y * (y1 - y0);
+    let sy = |y: f64| y1 - (y - y_low) / (1.0 - y_low) * (y1 - y0);
 
     let _ = writeln!(svg, r#"<g class="panel">"#);
     let _ = writeln!(
@@ -137,9 +164,11 @@ fn panel(svg: &mut String, top: f64, title: &str, x_label: &str, series: &[Serie
         top + 22.0,
         escape(title)
     );
-    // Grid and y ticks.
-    for k in 0..=5 {
-        let v = f64::from(k) * 0.2;
+    // Grid and y ticks, from the lowest to 1.
+    let ticks = ((1.0 - y_low) / y_step).round() as usize;
+    let decimals = if y_step < 0.1 - 1e-9 { 2 } else { 1 };
+    for k in 0..=ticks {
+        let v = y_low + k as f64 * y_step;
         let y = sy(v);
         let _ = writeln!(
             svg,
@@ -147,7 +176,7 @@ fn panel(svg: &mut String, top: f64, title: &str, x_label: &str, series: &[Serie
         );
         let _ = writeln!(
             svg,
-            r#"<text class="tick" x="{:.1}" y="{:.1}" text-anchor="end">{v:.1}</text>"#,
+            r#"<text class="tick" x="{:.1}" y="{:.1}" text-anchor="end">{v:.decimals$}</text>"#,
             x0 - 6.0,
             y + 4.0
         );
@@ -216,8 +245,9 @@ fn panel(svg: &mut String, top: f64, title: &str, x_label: &str, series: &[Serie
                 }
                 let _ = writeln!(
                     svg,
-                    r#"<polyline class="series" fill="none" stroke="{}" stroke-width="1.5" points="{}"/>"#,
+                    r#"<polyline class="series" fill="none" stroke="{}" stroke-width="1.5"{} points="{}"/>"#,
                     s.colour,
+                    s.dash_attribute(),
                     coords.trim_end()
                 );
             }
@@ -229,9 +259,10 @@ fn panel(svg: &mut String, top: f64, title: &str, x_label: &str, series: &[Serie
         let lx = x1 + 16.0;
         let _ = writeln!(
             svg,
-            r#"<line class="legend-swatch" x1="{lx:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{}" stroke-width="3"/>"#,
+            r#"<line class="legend-swatch" x1="{lx:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{}" stroke-width="3"{}/>"#,
             lx + 22.0,
-            s.colour
+            s.colour,
+            s.dash_attribute()
         );
         let _ = writeln!(
             svg,
@@ -242,6 +273,32 @@ fn panel(svg: &mut String, top: f64, title: &str, x_label: &str, series: &[Serie
         );
     }
     let _ = writeln!(svg, "</g>");
+}
+
+/// The y axis of a panel as (lowest tick, tick step): the axis ends at 1 and starts at the tick
+/// at or below the lowest point, with steps of 0.01, 0.02, 0.05, 0.1 or 0.2 giving at most five
+/// steps; so curves between 0.85 and 1 fill the panel instead of its top sixth. An empty panel,
+/// or one whose curves reach 0, spans 0..1.
+fn y_range(series: &[Series]) -> (f64, f64) {
+    let lowest = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .fold(1.0f64, f64::min)
+        .clamp(0.0, 1.0);
+    let span = (1.0 - lowest).max(0.01);
+    let step = [0.01, 0.02, 0.05, 0.1, 0.2]
+        .into_iter()
+        .find(|step| span / step <= 5.0 + 1e-9)
+        .unwrap_or(0.2);
+    // Rounded to the step, so ticks land on round values; below the lowest point, never above.
+    let mut low = ((lowest / step) + 1e-9).floor() * step;
+    if low > lowest + 1e-9 {
+        low -= step;
+    }
+    if 1.0 - low < step - 1e-9 {
+        low = 1.0 - step;
+    }
+    (low.max(0.0), step)
 }
 
 /// A tick step of 1, 2 or 5 times a power of ten (at least 1) giving about `target` ticks up to
@@ -418,6 +475,124 @@ mod tests {
                 .count(),
             2
         );
+    }
+
+    /// The y ticks of each panel, as numbers.
+    fn y_ticks(doc: &roxmltree::Document<'_>) -> Vec<Vec<f64>> {
+        doc.descendants()
+            .filter(|n| n.attribute("class") == Some("panel"))
+            .map(|panel| {
+                panel
+                    .children()
+                    .filter(|n| {
+                        n.attribute("class") == Some("tick")
+                            && n.attribute("text-anchor") == Some("end")
+                    })
+                    .map(|n| n.text().unwrap().parse().unwrap())
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_y_axis_fits_the_curves() {
+        // Curves between 0.85 and 1 (F1 of 0.85 and 1 alternating): the axis starts at 0.8,
+        // not 0, and ends at 1.
+        let mut acc = EvalAccumulator::new();
+        for p in 0..40 {
+            acc.push("a.example", &page(if p % 2 == 0 { 0.85 } else { 1.0 }));
+        }
+        let svg = render_svg(&[acc.finish("hybrid")]);
+        let doc = parse(&svg);
+        for ticks in y_ticks(&doc) {
+            let (low, high) = (ticks[0], *ticks.last().unwrap());
+            assert!((0.8..=0.85).contains(&low), "{ticks:?}");
+            assert!((high - 1.0).abs() < 1e-9, "{ticks:?}");
+            assert!((3..=6).contains(&ticks.len()), "{ticks:?}");
+        }
+        // Curves that reach 0 keep the whole range.
+        let svg = render_svg(&[run("x", 2, 6)]);
+        for ticks in y_ticks(&parse(&svg)) {
+            assert_eq!(ticks.first(), Some(&0.0), "{ticks:?}");
+        }
+    }
+
+    /// CIELAB (D65) of a `#rrggbb` colour.
+    fn lab(hex: &str) -> [f64; 3] {
+        let channel = |i: usize| {
+            let c = f64::from(u8::from_str_radix(&hex[i..i + 2], 16).unwrap()) / 255.0;
+            if c > 0.04045 {
+                ((c + 0.055) / 1.055).powf(2.4)
+            } else {
+                c / 12.92
+            }
+        };
+        let (r, g, b) = (channel(1), channel(3), channel(5));
+        let x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047;
+        let y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+        let z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883;
+        let f = |t: f64| {
+            if t > 0.008856 {
+                t.cbrt()
+            } else {
+                7.787 * t + 16.0 / 116.0
+            }
+        };
+        [
+            116.0 * f(y) - 16.0,
+            500.0 * (f(x) - f(y)),
+            200.0 * (f(y) - f(z)),
+        ]
+    }
+
+    #[test]
+    fn ten_domains_get_ten_distinct_colours_and_no_two_series_look_alike() {
+        let svg = render_svg(&[run("x", 25, 3)]);
+        let doc = parse(&svg);
+        let panel = doc
+            .descendants()
+            .filter(|n| n.attribute("class") == Some("panel"))
+            .nth(1)
+            .unwrap();
+        let looks: Vec<(String, String)> = panel
+            .children()
+            .filter(|n| n.attribute("class") == Some("series"))
+            .map(|n| {
+                (
+                    n.attribute("stroke").unwrap().to_owned(),
+                    n.attribute("stroke-dasharray").unwrap_or("").to_owned(),
+                )
+            })
+            .collect();
+        assert_eq!(looks.len(), MAX_DOMAIN_CURVES);
+        let distinct: std::collections::BTreeSet<_> = looks.iter().collect();
+        assert_eq!(distinct.len(), looks.len(), "{looks:?}");
+        // Any two of the first ten colours are at least 40 apart in CIELAB ΔE (an obvious
+        // difference at a glance), and all read on white (lightness under 75).
+        let ten: Vec<[f64; 3]> = looks.iter().take(10).map(|(c, _)| lab(c)).collect();
+        for (i, a) in ten.iter().enumerate() {
+            assert!(a[0] < 75.0, "{} is too light", looks[i].0);
+            for (j, b) in ten.iter().enumerate().skip(i + 1) {
+                let de = a
+                    .iter()
+                    .zip(b)
+                    .map(|(p, q)| (p - q).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                assert!(de >= 40.0, "{} and {}: ΔE {de:.1}", looks[i].0, looks[j].0);
+            }
+        }
+        // Every legend swatch is drawn like its series.
+        let swatches = panel
+            .children()
+            .filter(|n| n.attribute("class") == Some("legend-swatch"))
+            .map(|n| {
+                (
+                    n.attribute("stroke").unwrap().to_owned(),
+                    n.attribute("stroke-dasharray").unwrap_or("").to_owned(),
+                )
+            });
+        assert!(swatches.eq(looks.iter().cloned()));
     }
 
     #[test]

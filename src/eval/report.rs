@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::score::PageScore;
+use super::snippets::SnippetCheck;
 use super::EvalError;
 
 /// Curves are cut down to at most this many points (see [`downsample`]).
@@ -79,6 +80,35 @@ pub struct RunReport {
     /// was timed.
     #[serde(default)]
     pub cpu_ms_per_kb: Option<f64>,
+    /// One entry per page type, by name, when the corpus labels its pages with one
+    /// (`page_type`); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_type: Vec<TypeSummary>,
+    /// The snippet checks summed over the pages that have some; `None` when none has.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snippets: Option<SnippetCheck>,
+}
+
+/// The pages of one page type (WCXB's `page_type`: article, forum, listing, ...).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TypeSummary {
+    /// The type's name as the corpus gives it.
+    pub page_type: String,
+    /// The type's means.
+    #[serde(flatten)]
+    pub summary: Summary,
+    /// The snippet checks summed over the type's pages; `None` when none has some.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snippets: Option<SnippetCheck>,
+}
+
+/// What a corpus says of one page besides its gold text.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PageLabels<'a> {
+    /// The page's type, when the corpus names one.
+    pub page_type: Option<&'a str>,
+    /// The outcome of the page's snippet checks, when the corpus gives phrases.
+    pub snippets: Option<SnippetCheck>,
 }
 
 /// Several runs over one corpus, as written by `urltree eval`.
@@ -244,6 +274,8 @@ pub struct EvalAccumulator {
     overall: Sums,
     curve: Vec<f64>,
     domains: HashMap<String, DomainState>,
+    types: HashMap<String, (Sums, Option<SnippetCheck>)>,
+    snippets: Option<SnippetCheck>,
 }
 
 impl EvalAccumulator {
@@ -256,6 +288,12 @@ impl EvalAccumulator {
     /// number of earlier pages pushed for the same domain. Ratios outside `0..=1` are clamped,
     /// non-finite ones count as 0.
     pub fn push(&mut self, domain: &str, score: &PageScore) {
+        self.push_labelled(domain, score, PageLabels::default());
+    }
+
+    /// [`EvalAccumulator::push`] for a page the corpus labels with a page type or snippets: its
+    /// score also counts for its type, its checks for the run and its type.
+    pub fn push_labelled(&mut self, domain: &str, score: &PageScore, labels: PageLabels<'_>) {
         let state = match self.domains.get_mut(domain) {
             Some(state) => state,
             None => self.domains.entry(domain.to_owned()).or_default(),
@@ -265,6 +303,22 @@ impl EvalAccumulator {
         state.curve.push(state.sums.f1 / state.sums.pages as f64);
         self.overall.add(score, index);
         self.curve.push(self.overall.f1 / self.overall.pages as f64);
+        let add = |sum: &mut Option<SnippetCheck>, check: &SnippetCheck| {
+            sum.get_or_insert_with(SnippetCheck::default).add(check);
+        };
+        if let Some(check) = &labels.snippets {
+            add(&mut self.snippets, check);
+        }
+        if let Some(page_type) = labels.page_type {
+            let (sums, snippets) = match self.types.get_mut(page_type) {
+                Some(entry) => entry,
+                None => self.types.entry(page_type.to_owned()).or_default(),
+            };
+            sums.add(score, index);
+            if let Some(check) = &labels.snippets {
+                add(snippets, check);
+            }
+        }
     }
 
     /// Number of pages pushed so far.
@@ -289,12 +343,24 @@ impl EvalAccumulator {
                 .cmp(&a.summary.pages)
                 .then_with(|| a.domain.cmp(&b.domain))
         });
+        let mut per_type: Vec<TypeSummary> = self
+            .types
+            .into_iter()
+            .map(|(page_type, (sums, snippets))| TypeSummary {
+                page_type,
+                summary: sums.summary(),
+                snippets,
+            })
+            .collect();
+        per_type.sort_by(|a, b| a.page_type.cmp(&b.page_type));
         RunReport {
             heuristic: label.to_owned(),
             overall: self.overall.summary(),
             per_domain,
             curve: downsample(&self.curve),
             cpu_ms_per_kb: None,
+            per_type,
+            snippets: self.snippets,
         }
     }
 }
@@ -322,6 +388,22 @@ pub fn render_table(runs: &[RunReport], max_domains: usize) -> String {
         let hidden = run.per_domain.len().saturating_sub(max_domains);
         if hidden > 0 {
             let _ = writeln!(out, "  ... {hidden} more domains");
+        }
+        if !run.per_type.is_empty() {
+            let rows: Vec<(String, &Summary)> = run
+                .per_type
+                .iter()
+                .map(|t| (format!("  {}", clean_name(&t.page_type)), &t.summary))
+                .collect();
+            write_rows(&mut out, "page type", &rows);
+        }
+        if let Some(check) = &run.snippets {
+            let _ = writeln!(out, "snippets: {}", check.describe());
+            for t in &run.per_type {
+                if let Some(check) = &t.snippets {
+                    let _ = writeln!(out, "  {}: {}", clean_name(&t.page_type), check.describe());
+                }
+            }
         }
     }
     if runs.len() > 1 {

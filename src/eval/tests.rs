@@ -172,3 +172,71 @@ fn all_sets_score_fast() {
     assert!(pages > 5000);
     assert!(scoring < 60.0);
 }
+
+#[test]
+fn page_types_and_snippet_checks_of_a_labelled_corpus_are_reported() {
+    // WCXB's dev split labels every page with its type and gives phrases its main text must and
+    // must not contain. The gold text as the extraction passes nearly every check; the whole
+    // text of the page keeps the main text but fails the must-not checks by the thousand.
+    let path = corpus_dir().join("wcxb-dev");
+    let (mut gold_acc, mut raw_acc) = (EvalAccumulator::new(), EvalAccumulator::new());
+    crate::corpus::for_each_page(&path, |page| {
+        let html: Value = serde_json::from_slice(&page.record).unwrap();
+        let raw = strip_tags(field(&html, "html"));
+        for (acc, text) in [(&mut gold_acc, page.gold.as_str()), (&mut raw_acc, &raw)] {
+            let labels = super::PageLabels {
+                page_type: page.page_type.as_deref(),
+                snippets: Some(page.snippets.check(text)),
+            };
+            acc.push_labelled(&page.domain, &score_page(text, &page.gold), labels);
+        }
+        Ok(())
+    })
+    .unwrap();
+    let (gold, raw) = (gold_acc.finish("gold"), raw_acc.finish("raw"));
+    let types: Vec<(&str, usize)> = gold
+        .per_type
+        .iter()
+        .map(|t| (t.page_type.as_str(), t.summary.pages))
+        .collect();
+    assert_eq!(
+        types,
+        [
+            ("article", 711),
+            ("collection", 91),
+            ("documentation", 89),
+            ("forum", 112),
+            ("listing", 98),
+            ("product", 92),
+            ("service", 165)
+        ]
+    );
+    assert!(gold.per_type.iter().all(|t| t.summary.f1_bow == 1.0));
+    assert!(
+        raw.per_type.iter().all(|t| t.summary.f1_bow < 0.9),
+        "{:?}",
+        raw.per_type
+    );
+    let (g, r) = (gold.snippets.unwrap(), raw.snippets.unwrap());
+    assert_eq!(
+        (g.with_total, g.without_total),
+        (r.with_total, r.without_total)
+    );
+    assert!(g.with_total > 6000 && g.without_total > 5000, "{g:?}");
+    assert!(g.with_found * 100 >= g.with_total * 99, "{g:?}");
+    assert!(g.without_found * 100 <= g.without_total, "{g:?}");
+    assert!(r.without_found * 2 > r.without_total, "{r:?}");
+    let by_type: usize = gold
+        .per_type
+        .iter()
+        .filter_map(|t| t.snippets)
+        .map(|c| c.with_total)
+        .sum();
+    assert_eq!(by_type, g.with_total);
+    let table = render_table(&[gold], 0);
+    assert!(
+        table.contains("page type") && table.contains("  forum"),
+        "{table}"
+    );
+    assert!(table.contains("snippets: must contain"), "{table}");
+}

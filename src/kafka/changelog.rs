@@ -94,7 +94,7 @@ pub fn read(
     let consumer: BaseConsumer<TracingContext> = config
         .restore_consumer_config()
         .create_with_context(TracingContext)
-        .map_err(kafka)?;
+        .map_err(|e| kafka(super::config::without_value(e)))?;
     let (low, high) = consumer
         .fetch_watermarks(topic, partition, Duration::from_secs(30))
         .map_err(kafka)?;

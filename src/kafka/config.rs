@@ -1,10 +1,10 @@
 //! `[kafka]`: brokers, consumer group, topics, delivery mode and librdkafka pass-through
-//! properties of `urltree run`.
+//! properties of `urltree run` and `urltree produce`: typed, defaulted and validated, with or
+//! without the `kafka` feature (a configuration file is read the same either way). The clients'
+//! librdkafka configurations are built in `kafka::clients`, with the feature.
 
 use std::collections::BTreeMap;
 use std::fmt;
-
-use rdkafka::ClientConfig;
 
 /// How output records, state and consumer offsets are committed relative to each other.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -84,7 +84,9 @@ pub struct KafkaConfig {
     pub transaction_timeout_ms: u64,
     /// Documents per RocksDB write while restoring a partition from the changelog.
     pub restore_batch_size: usize,
-    /// Address of the HTTP server (`/metrics`, `/healthz`, `/readyz`).
+    /// Address of the HTTP server (`/metrics`, `/healthz`, `/readyz`): loopback by default, so
+    /// a worker started by hand exposes nothing; the Helm chart sets `0.0.0.0` for the probes
+    /// and Prometheus.
     pub http_listen: String,
     /// Topic names.
     pub topics: Topics,
@@ -110,7 +112,7 @@ impl Default for KafkaConfig {
             transactional_id_prefix: None,
             transaction_timeout_ms: 60_000,
             restore_batch_size: 2_000,
-            http_listen: "0.0.0.0:9095".into(),
+            http_listen: "127.0.0.1:9095".into(),
             topics: Topics::default(),
             properties: BTreeMap::new(),
             consumer_properties: BTreeMap::new(),
@@ -203,10 +205,32 @@ pub const MANAGED_PROPERTIES: [(&str, &str); 18] = [
 
 /// Why urltree refuses the librdkafka property `name` in a property map, when it does.
 pub fn managed_property(name: &str) -> Option<&'static str> {
+    // librdkafka takes a topic-level property on the global configuration under a `topic.`
+    // prefix: the alias is refused with the property.
+    let bare = name.strip_prefix("topic.").unwrap_or(name);
     MANAGED_PROPERTIES
         .iter()
-        .find(|(managed, _)| *managed == name)
+        .find(|(managed, _)| *managed == name || *managed == bare)
         .map(|(_, reason)| *reason)
+}
+
+/// A client configuration error without the property's value (librdkafka's message and
+/// rdkafka's error both carry it, and a misspelled secret's name, `sasl.pasword`, is no secret
+/// by its name): the value is replaced by [`REDACTED`] wherever it appears.
+#[cfg(feature = "kafka")]
+pub fn without_value(error: rdkafka::error::KafkaError) -> rdkafka::error::KafkaError {
+    use rdkafka::error::KafkaError;
+    match error {
+        KafkaError::ClientConfig(res, desc, key, value) => {
+            let desc = if value.is_empty() {
+                desc
+            } else {
+                desc.replace(&value, REDACTED)
+            };
+            KafkaError::ClientConfig(res, desc, key, REDACTED.to_owned())
+        }
+        other => other,
+    }
 }
 
 /// What `urltree config` prints in place of a secret's value.
@@ -356,108 +380,11 @@ impl KafkaConfig {
             .unwrap_or(&self.group_id);
         format!("{prefix}-{}-{partition}", self.topics.input)
     }
-
-    /// The consumer's librdkafka configuration: manual commits, cooperative-sticky assignment,
-    /// static membership, `read_committed`, then the pass-through properties.
-    pub fn consumer_config(&self) -> ClientConfig {
-        let mut c = ClientConfig::new();
-        c.set("bootstrap.servers", &self.brokers)
-            .set("group.id", &self.group_id)
-            .set("enable.auto.commit", "false")
-            .set("enable.auto.offset.store", "false")
-            .set("auto.offset.reset", "earliest")
-            .set("partition.assignment.strategy", "cooperative-sticky")
-            .set("enable.partition.eof", "false")
-            .set("isolation.level", "read_committed")
-            .set("statistics.interval.ms", "5000");
-        if let Some(id) = self.instance_id() {
-            c.set("group.instance.id", id);
-        }
-        apply(&mut c, &self.properties);
-        apply(&mut c, &self.consumer_properties);
-        c
-    }
-
-    /// The largest message the producer sends (`message.max.bytes`, librdkafka's default 1,000,000
-    /// unless a property map sets it).
-    pub fn max_message_bytes(&self) -> usize {
-        self.producer_config()
-            .get("message.max.bytes")
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(1_000_000)
-    }
-
-    /// The producer's librdkafka configuration: idempotent, `acks=all`, then the pass-through
-    /// properties.
-    pub fn producer_config(&self) -> ClientConfig {
-        let mut c = ClientConfig::new();
-        c.set("bootstrap.servers", &self.brokers)
-            .set("enable.idempotence", "true")
-            .set("acks", "all")
-            .set("linger.ms", "5");
-        apply(&mut c, &self.properties);
-        apply(&mut c, &self.producer_properties);
-        c
-    }
-
-    /// How long librdkafka tries to deliver a record before reporting it failed
-    /// (`message.timeout.ms`, librdkafka's default 300,000 ms unless a property map sets it).
-    pub fn message_timeout(&self) -> std::time::Duration {
-        let ms = self
-            .producer_config()
-            .get("message.timeout.ms")
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(300_000);
-        std::time::Duration::from_millis(ms)
-    }
-
-    /// The producer of `urltree produce` (raw-html records into the input topic):
-    /// [`KafkaConfig::producer_config`] with the Java clients' partitioner for keyed records,
-    /// `murmur2_random` (`murmur2(key) & 0x7fffffff` modulo the partition count, see
-    /// [`crate::produce::partitioner`]).
-    pub fn input_producer_config(&self) -> ClientConfig {
-        let mut c = self.producer_config();
-        c.set("partitioner", "murmur2_random");
-        c
-    }
-
-    /// The transactional producer of input partition `partition`: [`KafkaConfig::producer_config`]
-    /// with its `transactional.id` and `transaction.timeout.ms`.
-    pub fn transactional_producer_config(&self, partition: i32) -> ClientConfig {
-        let mut c = self.producer_config();
-        c.set("transactional.id", self.transactional_id(partition))
-            .set(
-                "transaction.timeout.ms",
-                self.transaction_timeout_ms.to_string(),
-            );
-        c
-    }
-
-    /// The changelog reader used to restore partition state: no group membership, no commits,
-    /// `read_committed`, the pass-through consumer properties.
-    pub fn restore_consumer_config(&self) -> ClientConfig {
-        let mut c = ClientConfig::new();
-        c.set("bootstrap.servers", &self.brokers)
-            .set("group.id", format!("{}-restore", self.group_id))
-            .set("enable.auto.commit", "false")
-            .set("enable.auto.offset.store", "false")
-            .set("enable.partition.eof", "true")
-            .set("isolation.level", "read_committed");
-        apply(&mut c, &self.properties);
-        apply(&mut c, &self.consumer_properties);
-        c
-    }
 }
 
-fn apply(c: &mut ClientConfig, properties: &BTreeMap<String, toml::Value>) {
-    for (key, value) in properties {
-        if let Some(value) = property_string(value) {
-            c.set(key, value);
-        }
-    }
-}
-
-fn property_string(value: &toml::Value) -> Option<String> {
+/// A property map's value as librdkafka takes it: strings, integers, floats and booleans;
+/// `None` for a table or an array.
+pub(super) fn property_string(value: &toml::Value) -> Option<String> {
     match value {
         toml::Value::String(s) => Some(s.clone()),
         toml::Value::Integer(i) => Some(i.to_string()),
@@ -491,15 +418,8 @@ mod tests {
     fn transactional_ids_are_stable_per_partition() {
         let c = load("[kafka]\ngroup_id = \"g\"").unwrap();
         assert_eq!(c.kafka.transactional_id(3), "g-raw-html-3");
-        let p = c.kafka.transactional_producer_config(3);
-        assert_eq!(p.get("transactional.id"), Some("g-raw-html-3"));
-        assert_eq!(p.get("transaction.timeout.ms"), Some("60000"));
         let c = load("[kafka]\ntransactional_id_prefix = \"t\"").unwrap();
         assert_eq!(c.kafka.transactional_id(0), "t-raw-html-0");
-        assert_eq!(
-            c.kafka.restore_consumer_config().get("isolation.level"),
-            Some("read_committed")
-        );
         for bad in [
             "transactional_id_prefix = \" \"",
             "transaction_timeout_ms = 10",
@@ -514,34 +434,37 @@ mod tests {
     }
 
     #[test]
-    fn properties_pass_through_verbatim() {
-        let c = load(
-            "[kafka]\nbrokers = \"b1:9092,b2:9092\"\ngroup_instance_id = \"w-0\"\n\
-             [kafka.properties]\n\"security.protocol\" = \"SASL_SSL\"\n\
-             [kafka.consumer_properties]\n\"session.timeout.ms\" = 6000\n\
-             [kafka.producer_properties]\n\"linger.ms\" = 20\n",
-        )
-        .unwrap();
-        let consumer = c.kafka.consumer_config();
-        assert_eq!(consumer.get("security.protocol"), Some("SASL_SSL"));
-        assert_eq!(consumer.get("session.timeout.ms"), Some("6000"));
-        assert_eq!(consumer.get("group.instance.id"), Some("w-0"));
-        assert_eq!(
-            consumer.get("partition.assignment.strategy"),
-            Some("cooperative-sticky")
-        );
-        assert_eq!(consumer.get("enable.auto.commit"), Some("false"));
-        let producer = c.kafka.producer_config();
-        assert_eq!(producer.get("bootstrap.servers"), Some("b1:9092,b2:9092"));
-        assert_eq!(producer.get("security.protocol"), Some("SASL_SSL"));
-        assert_eq!(producer.get("linger.ms"), Some("20"));
-        assert_eq!(c.kafka.max_message_bytes(), 1_000_000);
-        let c = load("[kafka.producer_properties]\n\"message.max.bytes\" = 50000").unwrap();
-        assert_eq!(c.kafka.max_message_bytes(), 50_000);
-        assert!(producer.get("session.timeout.ms").is_none());
-        assert_eq!(consumer.get("linger.ms"), None);
-        let e = load("[kafka.consumer_properties]\n\"group.id\" = \"x\"").unwrap_err();
-        assert!(e.to_string().contains("kafka.consumer_properties"), "{e}");
+    fn topic_prefixed_aliases_are_refused() {
+        assert!(managed_property("topic.enable.auto.commit").is_some());
+        assert!(managed_property("topic.auto.commit.enable").is_some());
+        assert!(managed_property("topic.metadata.refresh.interval.ms").is_none());
+        let e =
+            load("[kafka.consumer_properties]\n\"topic.enable.auto.commit\" = true").unwrap_err();
+        assert!(e.to_string().contains("is refused"), "{e}");
+    }
+
+    #[cfg(feature = "kafka")]
+    #[test]
+    fn client_errors_hide_values() {
+        let mut client = rdkafka::ClientConfig::new();
+        client.set("sasl.pasword", "hunter2");
+        let e = client
+            .create::<rdkafka::consumer::BaseConsumer>()
+            .map(|_| ())
+            .map_err(without_value)
+            .unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("sasl.pasword"), "{text}");
+        assert!(!text.contains("hunter2"), "{text}");
+        let mut client = rdkafka::ClientConfig::new();
+        client.set("fetch.wait.max.ms", "a-secret-ish-value");
+        let text = client
+            .create::<rdkafka::consumer::BaseConsumer>()
+            .map(|_| ())
+            .map_err(without_value)
+            .unwrap_err()
+            .to_string();
+        assert!(!text.contains("a-secret-ish-value"), "{text}");
     }
 
     #[test]
@@ -597,20 +520,6 @@ mod tests {
                 );
             }
         }
-        // What urltree sets survives in the clients' configurations.
-        let c = load("").unwrap().kafka;
-        let consumer = c.consumer_config();
-        assert_eq!(consumer.get("isolation.level"), Some("read_committed"));
-        assert_eq!(consumer.get("auto.offset.reset"), Some("earliest"));
-        assert_eq!(consumer.get("enable.partition.eof"), Some("false"));
-        let producer = c.producer_config();
-        assert_eq!(producer.get("acks"), Some("all"));
-        assert_eq!(producer.get("enable.idempotence"), Some("true"));
-        let input = c.input_producer_config();
-        assert_eq!(input.get("partitioner"), Some("murmur2_random"));
-        assert_eq!(input.get("acks"), Some("all"));
-        assert_eq!(input.get("enable.idempotence"), Some("true"));
-        assert_eq!(c.message_timeout(), std::time::Duration::from_secs(300));
         // Tuning stays open.
         assert!(load("[kafka.producer_properties]\n\"linger.ms\" = 50").is_ok());
         assert!(load("[kafka.consumer_properties]\n\"fetch.wait.max.ms\" = 10").is_ok());
@@ -655,7 +564,10 @@ mod tests {
             c.properties["ssl.key.location"]
         );
         // The clients still get the real values.
-        assert_eq!(c.consumer_config().get("sasl.password"), Some("hunter2"));
+        assert_eq!(
+            c.properties["sasl.password"],
+            toml::Value::String("hunter2".into())
+        );
         assert_eq!(
             KafkaConfig {
                 brokers: "x".into(),
@@ -671,6 +583,5 @@ mod tests {
     fn empty_instance_id_means_dynamic_membership() {
         let c = load("[kafka]\ngroup_instance_id = \"\"").unwrap();
         assert_eq!(c.kafka.instance_id(), None);
-        assert!(c.kafka.consumer_config().get("group.instance.id").is_none());
     }
 }

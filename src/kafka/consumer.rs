@@ -457,7 +457,8 @@ impl Worker {
             .config
             .kafka
             .consumer_config()
-            .create_with_context(context)?;
+            .create_with_context(context)
+            .map_err(super::config::without_value)?;
         let consumer = Arc::new(consumer);
         let _ = committer.consumer.set(Arc::downgrade(&consumer));
         consumer.subscribe(&[&shared.config.kafka.topics.input])?;

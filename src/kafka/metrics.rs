@@ -233,9 +233,7 @@ impl Metrics {
         r.register(Box::new(m.ready.clone()))?;
         r.register(Box::new(m.key_mismatches.clone()))?;
         #[cfg(target_os = "linux")]
-        r.register(Box::new(
-            prometheus::process_collector::ProcessCollector::for_self(),
-        ))?;
+        r.register(Box::new(super::process::ProcessCollector::for_self()?))?;
         Ok(m)
     }
 

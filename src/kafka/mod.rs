@@ -1,7 +1,10 @@
 //! `urltree run`: the Kafka worker (DESIGN §1, §4, §6).
 //!
+//! Only [`config`] is built without the `kafka` feature (so a configuration file reads the same
+//! either way); the rest needs librdkafka, tokio and hyper, and comes with the feature.
+//!
 //! - [`config`]: the `[kafka]` section (brokers, group, topics, delivery mode, pass-through
-//!   librdkafka properties);
+//!   librdkafka properties); `clients`: the librdkafka configurations built from it;
 //! - [`consumer`]: the stream driver ([`Worker`]): consumer group membership with cooperative-sticky
 //!   assignment and static membership, per-partition batching, bounded in-flight work,
 //!   rebalances and graceful shutdown;
@@ -15,23 +18,38 @@
 //!   used by both [`worker`] and [`changelog`] (the worker depends on the changelog, never the
 //!   reverse);
 //! - [`http`]: `/metrics`, `/healthz`, `/readyz` (with the reasons for not being ready);
-//!   [`metrics`]: the Prometheus metrics; [`logs`]: repeated log lines written once per window.
+//!   [`metrics`]: the Prometheus metrics (with `process`, the standard `process_*` ones read from
+//!   `/proc`); [`logs`]: repeated log lines written once per window.
 
+#[cfg(feature = "kafka")]
 pub mod changelog;
+#[cfg(feature = "kafka")]
+mod clients;
 pub mod config;
+#[cfg(feature = "kafka")]
 pub mod consumer;
+#[cfg(feature = "kafka")]
 pub mod http;
+#[cfg(feature = "kafka")]
 pub mod logs;
+#[cfg(feature = "kafka")]
 pub mod metrics;
+#[cfg(all(feature = "kafka", target_os = "linux"))]
+mod process;
+#[cfg(feature = "kafka")]
 pub mod producer;
+#[cfg(feature = "kafka")]
 pub mod progress;
+#[cfg(feature = "kafka")]
 pub mod worker;
 
 pub use config::{DeliveryMode, KafkaConfig, Topics};
+#[cfg(feature = "kafka")]
 pub use consumer::{RunError, Worker};
+#[cfg(feature = "kafka")]
 pub use metrics::Metrics;
 
-#[cfg(test)]
+#[cfg(all(test, feature = "kafka"))]
 mod tests {
     use std::collections::{BTreeMap, BTreeSet};
 
@@ -40,11 +58,13 @@ mod tests {
     fn dependencies() -> BTreeMap<&'static str, BTreeSet<String>> {
         let sources = [
             ("changelog", include_str!("changelog.rs")),
+            ("clients", include_str!("clients.rs")),
             ("config", include_str!("config.rs")),
             ("consumer", include_str!("consumer.rs")),
             ("http", include_str!("http.rs")),
             ("logs", include_str!("logs.rs")),
             ("metrics", include_str!("metrics.rs")),
+            ("process", include_str!("process.rs")),
             ("producer", include_str!("producer.rs")),
             ("progress", include_str!("progress.rs")),
             ("worker", include_str!("worker.rs")),

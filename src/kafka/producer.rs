@@ -143,7 +143,8 @@ impl Producer {
     pub fn new(config: &KafkaConfig, runtime: Handle) -> Result<Producer, KafkaError> {
         let inner = config
             .producer_config()
-            .create_with_context(TracingContext)?;
+            .create_with_context(TracingContext)
+            .map_err(super::config::without_value)?;
         Ok(Producer {
             inner,
             runtime,
@@ -164,7 +165,7 @@ impl Producer {
             .create_with_context(TracingContext)
             .map_err(|source| DeliveryError::Transaction {
                 step: "create",
-                source,
+                source: super::config::without_value(source),
             })?;
         inner
             .init_transactions(txn_timeout(config))

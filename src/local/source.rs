@@ -39,6 +39,12 @@ pub enum OpenError {
     /// One HTML page was given without its URL.
     #[error("{0} is one HTML page: give its URL with --url")]
     NeedsUrl(String),
+    /// A stream or file read as raw-html JSONL (or WARC) starts like an HTML page.
+    #[error(
+        "{0} holds HTML (it starts with {1:?}), not raw-html JSONL or WARC: give the page's URL \
+         with --url to read it as one page, or give a directory of .html files"
+    )]
+    HtmlWithoutUrl(String, String),
     /// The input could not be opened or read (the message names the path).
     #[error("{0}")]
     Io(io::Error),
@@ -136,6 +142,14 @@ impl RecordSource {
                 // Its errors name the path.
                 let (raw, size, name) = super::open_raw(&path).map_err(OpenError::Io)?;
                 let (head, raw) = sniff(raw).map_err(io_error)?;
+                if let Some(start) = html_start(&head) {
+                    let name = if path == Path::new("-") {
+                        "stdin".to_owned()
+                    } else {
+                        path.display().to_string()
+                    };
+                    return Err(OpenError::HtmlWithoutUrl(name, start));
+                }
                 source.total = size;
                 if warc::is_warc(&head) {
                     let consumed = Arc::new(AtomicU64::new(0));
@@ -161,6 +175,11 @@ impl RecordSource {
             }
         }
         Ok(source)
+    }
+
+    /// Whether the input is one HTML page (a `.html` file, or HTML on stdin, with its URL).
+    pub fn is_one_page(&self) -> bool {
+        matches!(self.kind, Kind::Page(_))
     }
 
     /// How far the input has been read, in the unit of [`RecordSource::total`]: bytes read
@@ -359,11 +378,27 @@ fn sniff(mut raw: Box<dyn Read + Send>) -> io::Result<(Vec<u8>, Box<dyn Read + S
         let mut plain = Vec::new();
         // What decodes of a member's start; an error past the first bytes does not matter here.
         let _ = GzDecoder::new(&head[..])
-            .take(warc::MAGIC.len() as u64)
+            .take(SNIFF_PLAIN_BYTES)
             .read_to_end(&mut plain);
         return Ok((plain, rest));
     }
     Ok((head, rest))
+}
+
+/// Bytes of a gzip stream's start decoded for sniffing: a WARC's magic, or an HTML page's start.
+const SNIFF_PLAIN_BYTES: u64 = 64;
+
+/// The first characters of `head` when it starts like an HTML page (after a byte-order mark and
+/// white space, a `<`, which no JSON record and no WARC record starts with), for the message.
+fn html_start(head: &[u8]) -> Option<String> {
+    let text = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let start = text.iter().position(|b| !b.is_ascii_whitespace())?;
+    let text = &text[start..];
+    if text.first() != Some(&b'<') {
+        return None;
+    }
+    let shown = String::from_utf8_lossy(&text[..text.len().min(15)]);
+    Some(shown.chars().filter(|c| !c.is_control()).collect())
 }
 
 #[cfg(test)]
@@ -374,6 +409,18 @@ mod tests {
     fn a_source_can_move_to_another_thread() {
         fn send<T: Send>() {}
         send::<RecordSource>();
+    }
+
+    #[test]
+    fn html_is_told_from_jsonl_and_warc_by_its_start() {
+        assert_eq!(
+            html_start(b"\xEF\xBB\xBF\n  <!DOCTYPE html><html>").as_deref(),
+            Some("<!DOCTYPE html>")
+        );
+        assert_eq!(html_start(b"<html>").as_deref(), Some("<html>"));
+        assert_eq!(html_start(b"{\"url\": \"<x>\"}"), None);
+        assert_eq!(html_start(b"WARC/1.1\r\n"), None);
+        assert_eq!(html_start(b"  \n"), None);
     }
 
     #[test]

@@ -172,7 +172,7 @@ impl Sender {
         let producer: ThreadedProducer<Deliveries> = config
             .input_producer_config()
             .create_with_context(Deliveries(Arc::clone(&shared)))
-            .map_err(ProduceError::Create)?;
+            .map_err(|e| ProduceError::Create(crate::kafka::config::without_value(e)))?;
         let timeout = config.message_timeout();
         let connect = timeout.min(CONNECT_TIMEOUT);
         let metadata = producer

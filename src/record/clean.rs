@@ -2,6 +2,7 @@
 
 use super::{EncodingInfo, Source};
 use crate::lang::Language;
+use crate::tree::kind::PageKind;
 use crate::tree::Label;
 
 /// Which node of the tree decided, and how sure it could be.
@@ -28,8 +29,8 @@ pub struct BlockDetail {
     pub count: u64,
     /// Why: `unique` or `repeated` (the count against `c_max`), or `no-letters`; the `hybrid`
     /// classifier adds `template`, `link-dense`, `marked`, `hidden`, `outside-main-subtree`,
-    /// `title` and `within-text`; the literature's methods `text`, `code-dense`, `short-text`,
-    /// `link-dense`, `outside-main-subtree` and `template`.
+    /// `title`, `within-text` and `unit`; the literature's methods `text`, `code-dense`,
+    /// `short-text`, `link-dense`, `outside-main-subtree` and `template`.
     pub reason: String,
     /// Element path of the block.
     pub path: String,
@@ -85,6 +86,11 @@ pub struct CleanRecord {
     /// The name of the site the page says it belongs to.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub site_name: Option<String>,
+    /// What kind of page this is (article, forum, listing, product, documentation, other) and
+    /// what told it ([`crate::tree::kind::infer`]), when the classifier reads the page's
+    /// structure (`hybrid`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub page_kind: Option<PageKind>,
     /// The deciding node.
     pub model: ModelInfo,
     /// When the crawler fetched the page (RFC 3339), when known.

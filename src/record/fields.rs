@@ -38,6 +38,15 @@ impl<'de> Deserialize<'de> for Members {
 /// not JSON (`InvalidJson`), not an object or a required field of the wrong type
 /// (`InvalidField`, naming it), a known field given twice (`InvalidField`).
 pub(super) fn read(bytes: &[u8]) -> Result<(Wire, Vec<String>), RecordError> {
+    // Bytes that are no UTF-8 inside a string are marked, so that only the field holding them
+    // goes, not the page.
+    let marked;
+    let bytes = if std::str::from_utf8(bytes).is_ok() {
+        bytes
+    } else {
+        marked = mark_invalid_utf8(bytes);
+        marked.as_bytes()
+    };
     let Members(members) = serde_json::from_slice(bytes).map_err(|e| match e.classify() {
         serde_json::error::Category::Data => RecordError::InvalidField {
             field: "record",
@@ -60,7 +69,7 @@ pub(super) fn read(bytes: &[u8]) -> Result<(Wire, Vec<String>), RecordError> {
         }
         seen.push(field);
         if field == "headers" {
-            match headers(value) {
+            match headers(value, &mut warnings) {
                 Ok(h) => wire.headers = h,
                 Err(kind) => warnings.push(dropped(field, &kind)),
             }
@@ -68,6 +77,16 @@ pub(super) fn read(bytes: &[u8]) -> Result<(Wire, Vec<String>), RecordError> {
         }
         let text = match value {
             Value::Null => None,
+            Value::String(s) if s.contains(NOT_UTF8) => {
+                if REQUIRED.contains(&field) {
+                    return Err(RecordError::InvalidField {
+                        field,
+                        reason: "is not valid UTF-8".to_owned(),
+                    });
+                }
+                warnings.push(dropped(field, "is not valid UTF-8"));
+                continue;
+            }
             Value::String(s) => Some(s),
             other => {
                 if REQUIRED.contains(&field) {
@@ -118,20 +137,66 @@ pub(super) fn dropped(field: &str, why: &str) -> String {
     format!("field `{field}` {why}: dropped")
 }
 
-/// `headers` as a map of strings, or why it is not one.
-fn headers(value: Value) -> Result<Option<BTreeMap<String, String>>, String> {
-    match value {
-        Value::Null => Ok(None),
-        Value::Object(map) => map
-            .into_iter()
-            .map(|(name, value)| match value {
-                Value::String(s) => Ok((name, s)),
-                other => Err(format!("has {} for {name:?}", kind_of(&other))),
-            })
-            .collect::<Result<BTreeMap<_, _>, _>>()
-            .map(Some),
-        other => Err(format!("is {}", kind_of(&other))),
+/// Stands for bytes that are no UTF-8 (a noncharacter no crawler writes).
+const NOT_UTF8: char = '\u{10FFFE}';
+
+/// The record's text, every run of bytes that is no UTF-8 replaced by [`NOT_UTF8`].
+fn mark_invalid_utf8(bytes: &[u8]) -> String {
+    let mut text = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        text.push_str(chunk.valid());
+        if !chunk.invalid().is_empty() {
+            text.push(NOT_UTF8);
+        }
     }
+    text
+}
+
+/// `headers` as a map of strings, or why it is not one. A header given as a list of strings
+/// (a repeated header) is one value, joined by `, ` as HTTP joins them; a header of another type,
+/// or not valid UTF-8, is dropped alone, with a warning in `warnings` that names it.
+fn headers(
+    value: Value,
+    warnings: &mut Vec<String>,
+) -> Result<Option<BTreeMap<String, String>>, String> {
+    let map = match value {
+        Value::Null => return Ok(None),
+        Value::Object(map) => map,
+        other => return Err(format!("is {}", kind_of(&other))),
+    };
+    let mut headers = BTreeMap::new();
+    for (name, value) in map {
+        let text = match value {
+            Value::String(s) => Some(s),
+            Value::Array(items) if items.iter().all(Value::is_string) => Some(
+                items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ),
+            other => {
+                warnings.push(dropped(
+                    "headers",
+                    &format!("has {} for {name:?}", kind_of(&other)),
+                ));
+                None
+            }
+        };
+        match text {
+            Some(text) if text.contains(NOT_UTF8) || name.contains(NOT_UTF8) => {
+                warnings.push(dropped(
+                    "headers",
+                    &format!("has a value for {name:?} that is not valid UTF-8"),
+                ))
+            }
+            Some(text) => {
+                headers.insert(name, text);
+            }
+            None => {}
+        }
+    }
+    Ok((!headers.is_empty()).then_some(headers))
 }
 
 fn kind_of(value: &Value) -> &'static str {
@@ -148,6 +213,29 @@ fn kind_of(value: &Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn invalid_utf8_drops_the_field_that_holds_it_and_a_list_valued_header_is_joined() {
+        let (wire, warnings) = read(
+            b"{\"url\":\"http://a.com\",\"html\":\"<p>x</p>\",\"title\":\"caf\xe9\",\"headers\":{\"Set-Cookie\":[\"a=1\",\"b=2\"],\"Content-Type\":\"text/html\",\"X\":\"\xff\"}}",
+        )
+        .unwrap();
+        assert_eq!(wire.title, None);
+        assert_eq!(wire.html.as_deref(), Some("<p>x</p>"));
+        let headers = wire.headers.unwrap();
+        assert_eq!(headers["Set-Cookie"], "a=1, b=2");
+        assert_eq!(headers["Content-Type"], "text/html");
+        assert!(!headers.contains_key("X"));
+        assert_eq!(
+            warnings,
+            [
+                "field `title` is not valid UTF-8: dropped",
+                "field `headers` has a value for \"X\" that is not valid UTF-8: dropped",
+            ]
+        );
+        let e = read(b"{\"url\":\"http://a.com/\xff\",\"html\":\"x\"}").unwrap_err();
+        assert!(e.to_string().contains("url"), "{e}");
+    }
 
     #[test]
     fn optional_fields_of_the_wrong_type_are_dropped_and_named() {

@@ -5,10 +5,14 @@
 //! - [`route`]: the domain a record's page is filed under, read cheaply from its JSON;
 //! - [`domains`]: the durable domain → shard map of a state;
 //! - [`layout`]: where the shards' states live and how many shards a state holds;
+//! - [`lock`]: one run at a time on a state;
+//! - [`outbox`]: what `extract` keeps in the states so that a killed run loses no outcome;
 //! - [`runner`]: [`Sharded`], the engines on their threads, and the reorder buffer.
 
 pub mod domains;
 pub mod layout;
+pub mod lock;
+pub mod outbox;
 pub mod route;
 pub mod runner;
 
@@ -22,7 +26,8 @@ use crate::state::StateError;
 
 pub use domains::DomainMap;
 pub use layout::{resolve_jobs, Layout};
-pub use runner::Sharded;
+pub use lock::StateLock;
+pub use runner::{Emitted, MarkHandle, Recovered, Sharded};
 
 /// The shards could not be opened, or a shard failed.
 #[derive(Debug, Error)]
@@ -36,6 +41,12 @@ pub enum ShardError {
         held: usize,
         /// Shards asked for.
         requested: usize,
+    },
+    /// Another process holds the state.
+    #[error("the state at {path} is in use by another urltree process (it holds {path}/urltree.lock); wait for it to finish, or give another --state")]
+    Busy {
+        /// The state directory.
+        path: PathBuf,
     },
     /// The state directory mixes layouts or shard counts.
     #[error("the state at {path} is not a urltree state of one shard count: {detail}")]
@@ -73,6 +84,13 @@ pub enum ShardError {
         record: u64,
         /// The state error.
         source: StateError,
+    },
+    /// A resumed run read an input record other than the one whose outcome the interrupted run
+    /// committed.
+    #[error("input record {record} (in input order, from 0) is not the one the interrupted run read: it is not the same input; give that input to finish the run, or --no-resume to start a new one")]
+    InputChanged {
+        /// The record.
+        record: u64,
     },
     /// A shard's thread ended without reporting (it panicked).
     #[error("shard {shard} stopped unexpectedly")]

@@ -9,6 +9,7 @@
 //! | `seen` | domain id (8) · MD5 of the URL key (16) | sequence (8) |
 //! | `domains` | domain id (8) | [`DomainMeta`] (24 bytes, or 32 when it has gaps) |
 //! | `progress` | source name (UTF-8) | next offset to apply (8) |
+//! | `progress` | `0xff` · name (see [`super::delivery`]) | `urltree extract`'s delivery mark and outbox |
 //! | `journal` | record sequence (8, big-endian) | one batch's `counts` writes not yet folded (see [`super::journal`]) |
 
 use std::collections::HashMap;

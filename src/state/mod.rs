@@ -6,9 +6,10 @@
 //! A batch's counter writes go in as one [`journal`] record, folded into the counters as ingested
 //! table files (one per slice of the key space, see `table_file`) once many batches have piled up,
 //! so a counter that many batches touch is written once; each fold is followed by the compaction
-//! of one slice ([`Store::compact_slice`]).
+//! of one slice (`Store::compact_slice`).
 
 pub mod counter;
+pub mod delivery;
 pub mod hot;
 pub mod journal;
 pub mod keys;
@@ -157,6 +158,12 @@ impl Store {
         db_opts.set_max_background_jobs(2);
         db_opts.set_keep_log_file_num(3);
         db_opts.set_max_total_wal_size(options.max_wal_bytes);
+        // RocksDB's info log (`LOG`) keeps its header only. On a full disk a write to it fails,
+        // and Debian's librocksdb 7.8, built with assertions, aborts the process on the next
+        // line it logs to the same file (`WritableFileWriter::AssertFalseAndGetStatusForPrevError`)
+        // -- from the error handler that reports the failed write, say. Every error reaches
+        // urltree as the status of the call that failed, and is reported there.
+        db_opts.set_log_level(rocksdb::LogLevel::Fatal);
 
         let low_water = Arc::new(low_water::LowWater::default());
         let cache = rocksdb::Cache::new_lru_cache(options.block_cache_bytes)

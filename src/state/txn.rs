@@ -29,6 +29,9 @@ pub struct Txn<'s> {
     domains: HashMap<NodeId, DomainMeta>,
     dirty_domains: Vec<NodeId>,
     progress: HashMap<String, u64>,
+    /// Writes of the embedded delivery's records (see [`super::outbox`]) under their raw keys of
+    /// `progress`: a value, or `None` to delete the key.
+    delivery: Vec<(Vec<u8>, Option<Vec<u8>>)>,
     /// The domain root of every node a forgotten document touched.
     roots: KeyMap<[u8; 8], [u8; 8]>,
 }
@@ -46,6 +49,7 @@ impl<'s> Txn<'s> {
             domains: HashMap::new(),
             dirty_domains: Vec::new(),
             progress: HashMap::new(),
+            delivery: Vec::new(),
             roots: KeyMap::default(),
         }
     }
@@ -520,6 +524,12 @@ impl<'s> Txn<'s> {
         self.progress.insert(source.to_owned(), next_offset);
     }
 
+    /// Adds a write of the embedded delivery's records (see [`super::outbox`]) to this batch:
+    /// `value` under `key` of the `progress` column family, or its deletion when `None`.
+    pub fn deliver(&mut self, key: Vec<u8>, value: Option<Vec<u8>>) {
+        self.delivery.push((key, value));
+    }
+
     /// The root tallies this batch changed, as writes: the new value, or a delete when no
     /// document holds the block any more.
     fn tally_writes(&self) -> impl Iterator<Item = ([u8; 16], Write)> + '_ {
@@ -746,6 +756,12 @@ impl<'s> Txn<'s> {
         let progress = store.cf("progress")?;
         for (source, offset) in &self.progress {
             batch.put_cf(&progress, source.as_bytes(), offset.to_be_bytes());
+        }
+        for (key, value) in &self.delivery {
+            match value {
+                Some(value) => batch.put_cf(&progress, key, value),
+                None => batch.delete_cf(&progress, key),
+            }
         }
         let mut opts = WriteOptions::default();
         opts.set_sync(store.sync());

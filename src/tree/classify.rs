@@ -11,6 +11,7 @@
 use super::classic;
 use super::heuristic::{Choice, Heuristic, Label};
 use super::hybrid::{Hybrid, Rules};
+use super::kind::Layout;
 pub use crate::blocks::Hint;
 use crate::blocks::{Block, PageStats};
 
@@ -49,17 +50,20 @@ pub trait Classifier: Send + Sync {
     fn classify(&self, blocks: &[BlockFacts<'_>], node: NodeFacts, out: &mut Vec<Reason>);
 
     /// Classifies the blocks of one page with the page itself at hand (`facts` are those of
-    /// `page.blocks`, in order); the engine calls this. The default judges the facts alone,
-    /// as the paper's rule and `hybrid` do; the literature's methods read the page.
+    /// `page.blocks`, in order); the engine calls this. Returns how the main content kept is
+    /// laid out (one text, posts, sections, a listing's items), the structural evidence of the
+    /// page's kind. The default judges the facts alone, as the paper's rule does, and does not
+    /// look at the layout ([`Layout::Unknown`]); the literature's methods read the page.
     fn classify_page(
         &self,
         page: &Page<'_>,
         facts: &[BlockFacts<'_>],
         node: NodeFacts,
         out: &mut Vec<Reason>,
-    ) {
+    ) -> Layout {
         let _ = page;
         self.classify(facts, node, out);
+        Layout::Unknown
     }
 }
 
@@ -131,6 +135,9 @@ pub struct BlockFacts<'a> {
     pub link_chars: u32,
     /// Document-order ordinals of the block's enclosing elements, outermost first.
     pub ancestors: &'a [u32],
+    /// The block's element path: the lower-cased tags of its enclosing elements, outermost
+    /// first, joined by `/`; its last `ancestors.len()` tags are those of `ancestors`.
+    pub path: &'a str,
     /// The block's text count at the deciding node (including this page); `None` when the block
     /// has no letters.
     pub count: Option<u64>,
@@ -169,6 +176,7 @@ impl<'a> BlockFacts<'a> {
             chars: block.chars,
             link_chars: block.link_chars,
             ancestors: &block.ancestors,
+            path: &block.path,
             count,
             path_count,
             hint: block.hint,
@@ -227,13 +235,18 @@ pub enum Reason {
     CodeDense,
     /// Boilerpipe: too few words, in a neighbourhood of too few words, for its decision rules.
     ShortText,
+    /// In one of a run of alike sibling subtrees that hold the main text: a post of the thread,
+    /// an item of the listing, a section of the page.
+    Unit,
 }
 
 impl Reason {
     /// The label this reason gives.
     pub fn label(self) -> Label {
         match self {
-            Reason::Unique | Reason::Title | Reason::WithinText | Reason::Text => Label::Content,
+            Reason::Unique | Reason::Title | Reason::WithinText | Reason::Text | Reason::Unit => {
+                Label::Content
+            }
             _ => Label::Boilerplate,
         }
     }
@@ -254,6 +267,7 @@ impl Reason {
             Reason::Text => "text",
             Reason::CodeDense => "code-dense",
             Reason::ShortText => "short-text",
+            Reason::Unit => "unit",
         }
     }
 }
@@ -267,6 +281,7 @@ mod tests {
             chars: 30,
             link_chars: 0,
             ancestors: &[],
+            path: "",
             count,
             path_count: 0,
             hint: Hint::None,

@@ -4,7 +4,8 @@
 //! ([`branch`]); inserting a page adds one to the support `n_s` of every node on the branch and to the
 //! count `c(b)` of each distinct block hash there ([`fingerprint`]); the [`heuristic`] picks the node
 //! whose counts decide and the threshold `c_max`, and a [`Classifier`] (the paper's rule or
-//! [`hybrid`]) labels the blocks; [`retention`] says which documents to forget. The
+//! [`hybrid`]) labels the blocks, the latter reading the page's repeated units and kind from
+//! [`kind`]; [`retention`] says which documents to forget. The
 //! storage of all this lives in [`crate::state`]; the wiring per page in [`crate::engine`].
 
 pub mod branch;
@@ -13,6 +14,7 @@ pub mod classify;
 pub mod fingerprint;
 pub mod heuristic;
 pub mod hybrid;
+pub mod kind;
 pub mod retention;
 
 pub use branch::{Branch, NodeId};

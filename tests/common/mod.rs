@@ -1,5 +1,5 @@
-//! Helpers shared by integration tests: the tools `scripts/setup` installs under `target/tools/`
-//! and a tansu broker started per test on a free loopback port.
+//! Helpers shared by the integration tests (`tests/it/`, `tests/kafka/`): the tools `scripts/test`
+//! installs under `target/tools/` and a tansu broker started per test on a free loopback port.
 #![allow(dead_code)]
 
 pub mod stream;
@@ -10,8 +10,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[cfg(feature = "kafka")]
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+#[cfg(feature = "kafka")]
 use rdkafka::client::DefaultClientContext;
+#[cfg(feature = "kafka")]
 use rdkafka::ClientConfig;
 
 /// The crate root.
@@ -19,13 +22,13 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `target/tools/<name>` as installed by `scripts/setup`; panics (failing the test, never
+/// `target/tools/<name>` as installed by `scripts/test-tools`; panics (failing the test, never
 /// skipping it) when it is missing.
 pub fn tool(name: &str) -> PathBuf {
     let path = root().join("target/tools").join(name);
     assert!(
         path.exists(),
-        "{} is missing: run scripts/setup to install it",
+        "{} is missing: run scripts/test-tools to install it",
         path.display()
     );
     path
@@ -113,6 +116,7 @@ impl Broker {
     }
 
     /// Creates topics of the given partition counts.
+    #[cfg(feature = "kafka")]
     pub async fn create_topics(&self, topics: &[(&str, i32)]) {
         let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
             .set("bootstrap.servers", &self.addr)

@@ -1,6 +1,6 @@
 """Reads a multi-document YAML stream on stdin and writes its documents as one JSON array.
 
-Used by tests/deploy.rs with the PyYAML that scripts/setup installs beside kubernetes-validate.
+Used by tests/kafka/deploy.rs with the PyYAML that scripts/test-tools installs beside kubernetes-validate.
 """
 import json
 import sys

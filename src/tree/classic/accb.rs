@@ -12,6 +12,7 @@ use super::ccb::Blurring;
 use super::sequence::{Anchors, Unit};
 use super::without_page;
 use crate::tree::classify::{BlockFacts, Classifier, NodeFacts, Page, Reason};
+use crate::tree::kind::Layout;
 use crate::tree::Heuristic;
 
 /// `accb`: Content Code Blurring on characters, anchor tags ignored.
@@ -44,8 +45,9 @@ impl Classifier for Accb {
         facts: &[BlockFacts<'_>],
         _node: NodeFacts,
         out: &mut Vec<Reason>,
-    ) {
+    ) -> Layout {
         self.0.classify(page, facts, out);
+        Layout::Unknown
     }
 }
 

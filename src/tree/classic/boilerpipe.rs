@@ -34,6 +34,7 @@
 use super::{verdict, without_page};
 use crate::blocks::Block;
 use crate::tree::classify::{BlockFacts, Classifier, NodeFacts, Page, Reason};
+use crate::tree::kind::Layout;
 use crate::tree::Heuristic;
 
 /// Boilerpipe's line width for the text density, in characters.
@@ -229,10 +230,11 @@ impl Classifier for Boilerpipe {
         facts: &[BlockFacts<'_>],
         _node: NodeFacts,
         out: &mut Vec<Reason>,
-    ) {
+    ) -> Layout {
         let mut content = Vec::new();
         labels(page.blocks, &mut content);
         reasons(page, facts, &content, out);
+        Layout::Unknown
     }
 }
 

@@ -15,6 +15,7 @@ use super::boilerpipe::{labels, reasons};
 use super::without_page;
 use crate::blocks::Block;
 use crate::tree::classify::{BlockFacts, Classifier, NodeFacts, Page, Reason};
+use crate::tree::kind::Layout;
 use crate::tree::Heuristic;
 
 /// `boilerpipe-tree`: Boilerpipe's labels, then only the kept group with the most text.
@@ -79,7 +80,7 @@ impl Classifier for BoilerpipeTree {
         facts: &[BlockFacts<'_>],
         _node: NodeFacts,
         out: &mut Vec<Reason>,
-    ) {
+    ) -> Layout {
         let mut content = Vec::new();
         labels(page.blocks, &mut content);
         let boilerpipe = content.clone();
@@ -90,6 +91,7 @@ impl Classifier for BoilerpipeTree {
                 *reason = Reason::OutsideMainSubtree;
             }
         }
+        Layout::Unknown
     }
 }
 

@@ -19,6 +19,7 @@
 use super::sequence::{runs, Anchors, Run, Unit};
 use super::{verdict, without_page};
 use crate::tree::classify::{BlockFacts, Classifier, NodeFacts, Page, Reason};
+use crate::tree::kind::Layout;
 use crate::tree::Heuristic;
 
 /// `bte`: Body Text Extraction's one region, in linear time.
@@ -60,7 +61,7 @@ impl Classifier for Bte {
         facts: &[BlockFacts<'_>],
         _node: NodeFacts,
         out: &mut Vec<Reason>,
-    ) {
+    ) -> Layout {
         let mut sequence = Vec::new();
         runs(page, Unit::Tokens, Anchors::Code, &mut sequence);
         let (first, last) = region(&sequence).unwrap_or((1, 0));
@@ -73,6 +74,7 @@ impl Classifier for Bte {
                 .zip(facts)
                 .map(|((r, _), f)| verdict(f, (first..=last).contains(&r), Reason::CodeDense)),
         );
+        Layout::Unknown
     }
 }
 

@@ -22,6 +22,7 @@ use super::blur::block_ratios;
 use super::sequence::{runs, Anchors, Unit};
 use super::{verdict, without_page};
 use crate::tree::classify::{BlockFacts, Classifier, NodeFacts, Page, Reason};
+use crate::tree::kind::Layout;
 use crate::tree::Heuristic;
 
 /// Content Code Blurring's parameters.
@@ -84,8 +85,9 @@ impl Classifier for Ccb {
         facts: &[BlockFacts<'_>],
         _node: NodeFacts,
         out: &mut Vec<Reason>,
-    ) {
+    ) -> Layout {
         self.0.classify(page, facts, out);
+        Layout::Unknown
     }
 }
 

@@ -18,6 +18,7 @@
 use super::sequence::{runs, starts, Anchors, Unit};
 use super::{verdict, without_page};
 use crate::tree::classify::{BlockFacts, Classifier, NodeFacts, Page, Reason};
+use crate::tree::kind::Layout;
 use crate::tree::Heuristic;
 
 /// `dsc`: the Document Slope Curve's low-slope windows.
@@ -113,7 +114,7 @@ impl Classifier for Dsc {
         facts: &[BlockFacts<'_>],
         _node: NodeFacts,
         out: &mut Vec<Reason>,
-    ) {
+    ) -> Layout {
         let mut shares = Vec::new();
         self.text_shares(page, &mut shares);
         out.clear();
@@ -123,6 +124,7 @@ impl Classifier for Dsc {
                 .zip(&shares)
                 .map(|(f, &share)| verdict(f, share > 0.5, Reason::CodeDense)),
         );
+        Layout::Unknown
     }
 }
 

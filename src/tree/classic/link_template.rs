@@ -23,6 +23,7 @@
 
 use super::{verdict, without_page};
 use crate::tree::classify::{BlockFacts, Classifier, NodeFacts, Page, Reason};
+use crate::tree::kind::Layout;
 use crate::tree::Heuristic;
 
 /// Pages of the complete subgraph the template is taken from, the page judged included
@@ -132,14 +133,14 @@ impl Classifier for LinkTemplate {
         facts: &[BlockFacts<'_>],
         _node: NodeFacts,
         out: &mut Vec<Reason>,
-    ) {
+    ) -> Layout {
         let Some(Linked {
             blocks,
             template: Some(template),
         }) = page.linked
         else {
             without_page(facts, out);
-            return;
+            return Layout::Unknown;
         };
         out.clear();
         out.extend(facts.iter().enumerate().map(|(i, f)| {
@@ -150,6 +151,7 @@ impl Classifier for LinkTemplate {
                 .is_some_and(|s| template.binary_search(&s).is_ok());
             verdict(f, !mapped, Reason::Template)
         }));
+        Layout::Unknown
     }
 }
 

@@ -11,6 +11,7 @@ use super::ccb::Blurring;
 use super::sequence::{Anchors, Unit};
 use super::without_page;
 use crate::tree::classify::{BlockFacts, Classifier, NodeFacts, Page, Reason};
+use crate::tree::kind::Layout;
 use crate::tree::Heuristic;
 
 /// `tccb`: Content Code Blurring on tokens.
@@ -43,8 +44,9 @@ impl Classifier for Tccb {
         facts: &[BlockFacts<'_>],
         _node: NodeFacts,
         out: &mut Vec<Reason>,
-    ) {
+    ) -> Layout {
         self.0.classify(page, facts, out);
+        Layout::Unknown
     }
 }
 

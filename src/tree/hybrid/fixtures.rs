@@ -17,6 +17,7 @@ pub fn block(
         chars,
         link_chars: links,
         ancestors,
+        path: "",
         count: Some(count),
         path_count,
         hint: Hint::None,

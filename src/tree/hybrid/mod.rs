@@ -25,7 +25,10 @@
 //!   preference for it);
 //! - [`within_text`]: repeated blocks inside the main text between kept blocks belong to it;
 //! - [`title`]: the `<h1>` nearest before the main text is its title;
-//! - [`stubs`]: a page the tree would leave empty is judged by its structure alone.
+//! - [`stubs`]: a page the tree would leave empty is judged by its structure alone;
+//! - [`units`]: the page's repeated units (posts, items, sections) judged as units: a main text
+//!   that is one of a run of alike units is all of them, and a listing's items are its content
+//!   (data-record mining, Liu et al. 2003).
 //!
 //! On a domain's first page the tree knows nothing and the page's structure decides; as the
 //! node's support grows, repetition and then template paths remove what the page alone cannot
@@ -40,13 +43,15 @@ pub mod repetition;
 pub mod stubs;
 pub mod template;
 pub mod title;
+pub mod units;
 pub mod within_text;
 
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 
-use super::classify::{BlockFacts, Classifier, NodeFacts, Reason};
+use super::classify::{BlockFacts, Classifier, NodeFacts, Page, Reason};
 use super::heuristic::Heuristic;
+use super::kind::{self, Layout, Region};
 use main_text::Main;
 
 /// Support at which the tree's counts are trusted as much as the page's own evidence: the
@@ -92,6 +97,13 @@ pub struct Rules {
     pub title: bool,
     /// [`stubs`]: a page the tree would leave empty is judged by its structure.
     pub stubs: bool,
+    /// [`units`]: a main text lying in one of a run of alike units is all of them.
+    pub units: bool,
+    /// [`units`]: on a page without a text of its own, a run of units each marked by a class
+    /// word (every post "a comment") holds its text.
+    pub marked_units: bool,
+    /// [`units`]: the items of a listing (a page without a text of its own) are its content.
+    pub listings: bool,
 }
 
 impl Default for Rules {
@@ -111,13 +123,16 @@ impl Default for Rules {
             within_text: true,
             title: true,
             stubs: true,
+            units: true,
+            marked_units: true,
+            listings: true,
         }
     }
 }
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 14] = [
+    pub const NAMES: [&'static str; 17] = [
         "template",
         "links",
         "index_pages",
@@ -132,6 +147,9 @@ impl Rules {
         "within_text",
         "title",
         "stubs",
+        "units",
+        "marked_units",
+        "listings",
     ];
 
     /// These rules with the one named `name` switched off; `None` for an unknown name.
@@ -151,6 +169,9 @@ impl Rules {
             "within_text" => &mut self.within_text,
             "title" => &mut self.title,
             "stubs" => &mut self.stubs,
+            "units" => &mut self.units,
+            "marked_units" => &mut self.marked_units,
+            "listings" => &mut self.listings,
             _ => return None,
         };
         *flag = false;
@@ -235,6 +256,16 @@ impl Classifier for Hybrid {
     fn classify(&self, blocks: &[BlockFacts<'_>], node: NodeFacts, out: &mut Vec<Reason>) {
         classify(blocks, node, &self.params, out);
     }
+
+    fn classify_page(
+        &self,
+        _page: &Page<'_>,
+        blocks: &[BlockFacts<'_>],
+        node: NodeFacts,
+        out: &mut Vec<Reason>,
+    ) -> Layout {
+        classify(blocks, node, &self.params, out)
+    }
 }
 
 /// How much the tree's counts are trusted at a node of `support` pages: 0 on a domain's first
@@ -248,27 +279,35 @@ pub fn confidence(support: u64, support_half: f64) -> f64 {
     }
 }
 
-/// Classifies the blocks of one page; `out` receives one reason per block, in order.
+/// Classifies the blocks of one page; `out` receives one reason per block, in order. Returns how
+/// the main content it kept is laid out.
 pub fn classify(
     blocks: &[BlockFacts<'_>],
     node: NodeFacts,
     params: &Params,
     out: &mut Vec<Reason>,
-) {
-    classify_with(blocks, Some(node), params, out);
+) -> Layout {
+    let regions = if params.rules.units || params.rules.marked_units || params.rules.listings {
+        kind::regions(blocks)
+    } else {
+        Vec::new()
+    };
+    let layout = classify_with(blocks, Some(node), params, &regions, out);
     if params.rules.stubs && stubs::is_stub(blocks, node, params, out) {
-        classify_with(blocks, None, params, out);
+        return classify_with(blocks, None, params, &regions, out);
     }
+    layout
 }
 
 /// Classifies with the tree's evidence from `node`, or from the page alone when `None`: each
-/// block's own verdict first, then the page-wide rules in order.
+/// block's own verdict first, then the page-wide rules in order, the repeated units last.
 fn classify_with(
     blocks: &[BlockFacts<'_>],
     node: Option<NodeFacts>,
     params: &Params,
+    regions: &[Region],
     out: &mut Vec<Reason>,
-) {
+) -> Layout {
     out.clear();
     let unwrapped = if params.rules.markup {
         markup::unwrap_layout(blocks)
@@ -302,11 +341,11 @@ fn classify_with(
             links::drop_linked_text_at_edges(blocks, out, Main::Page, params);
         }
         finish(blocks, out, Main::Page, params);
-        return;
+        return Layout::Text;
     }
     let doubt = 1.0 - confidence(node.support, params.support_half);
     let Some(main) = main_text::main_subtree(blocks, out, params, index_page, doubt) else {
-        return;
+        return Layout::Text;
     };
     let list_page = params.rules.index_pages && links::is_list_page(blocks, out, main, params);
     let marked = if params.rules.marked_main {
@@ -335,6 +374,24 @@ fn classify_with(
         links::keep_lone_links(blocks, out, main);
     }
     finish(blocks, out, main, params);
+    // The units judge what the tree cannot yet: at a trusted node the counts have removed the
+    // repeated panels, labels and menus, and the main subtree spans the units on its own.
+    let threads = if params.rules.marked_units && !trusted {
+        units::keep_marked_units(blocks, out, regions)
+    } else {
+        None
+    };
+    let widened = if params.rules.units && !trusted {
+        units::widen_to_units(blocks, out, regions)
+    } else {
+        None
+    };
+    let listing = if params.rules.listings && !trusted {
+        units::keep_listing(blocks, out, regions)
+    } else {
+        None
+    };
+    listing.or(threads).or(widened).unwrap_or(Layout::Text)
 }
 
 /// The rules that follow the main subtree: repeated runs inside the text, then its title.

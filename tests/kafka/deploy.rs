@@ -7,17 +7,15 @@
 //! metric the dashboard and the alerts query, and a Prometheus server scraping it answers every
 //! dashboard query with series while no alert expression holds.
 //!
-//! helm, kubernetes-validate (with PyYAML) and promtool come from `scripts/setup`
+//! helm, kubernetes-validate (with PyYAML) and promtool come from `scripts/test-tools`
 //! (`target/tools/`); a missing tool fails the tests.
-
-mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{free_port, get, read, root, run_ok, run_ok_with_input, tool, Broker};
+use crate::common::{free_port, get, read, root, run_ok, run_ok_with_input, tool, Broker};
 use rdkafka::producer::{FutureProducer, FutureRecord};
 use rdkafka::ClientConfig;
 use serde_json::Value;

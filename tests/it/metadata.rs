@@ -1,9 +1,7 @@
 //! Page metadata over real pages: the 181 news and blog articles of scrapinghub-aeb, each from
 //! its own site, streamed through the engine.
 
-mod common;
-
-use common::stream::stream_set;
+use crate::common::stream::stream_set;
 use urltree::engine::Outcome;
 
 /// Text of a page with entities decoded and white space collapsed.

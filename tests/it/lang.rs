@@ -2,9 +2,7 @@
 //! scrapinghub-aeb's articles in eight languages (as each page declares in `<html lang>`, four
 //! declarations corrected after reading the pages).
 
-mod common;
-
-use common::stream::stream_set;
+use crate::common::stream::stream_set;
 use urltree::engine::Outcome;
 
 /// Pages whose `<html lang>` is wrong: the text is in another language (read by hand).

@@ -84,7 +84,7 @@ fn extract_sends_bad_lines_to_the_errors_file_and_goes_on() {
     let stderr = String::from_utf8_lossy(&result.stderr);
     assert!(result.status.success(), "{stderr}");
     assert!(
-        stderr.contains("3 pages (0 new versions), 1 duplicates, 3 invalid"),
+        stderr.contains("3 pages (0 new versions), 1 duplicate, 3 invalid"),
         "{stderr}"
     );
 
@@ -141,7 +141,7 @@ fn a_second_run_keeps_learning_from_the_first() {
     assert!(again.is_empty());
     assert!(stderr.contains("200 duplicates"), "{stderr}");
     assert!(
-        stderr.contains("no output: 200 of the pages are duplicates of pages the state at"),
+        stderr.contains("no output: 200 pages are duplicates of pages the state at"),
         "{stderr}"
     );
     // A new page of the same site is classified with all 200 pages behind it.
@@ -182,7 +182,7 @@ fn a_second_run_keeps_learning_from_the_first() {
         .unwrap()
         .contains("revised with a paragraph"));
     assert!(
-        stderr.contains("1 pages (1 new versions), 0 duplicates"),
+        stderr.contains("1 page (1 new version), 0 duplicates"),
         "{stderr}"
     );
 }
@@ -769,4 +769,67 @@ fn one_html_file_or_html_on_stdin_with_its_url() {
     );
     let clean = read_jsonl(&out);
     assert_eq!(clean[0]["domain"], "example.org");
+}
+
+#[test]
+fn one_page_without_state_writes_none_and_comes_out_every_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let sample = sample_lines(1).remove(0);
+    let record: Value = serde_json::from_slice(&sample).unwrap();
+    let html = record["html"].as_str().unwrap();
+    let url = record["url"].as_str().unwrap();
+    let page = dir.path().join("page.html");
+    std::fs::write(&page, html).unwrap();
+    let run = |args: &[&str], stdin: Option<&str>| {
+        let mut child = bin()
+            .current_dir(dir.path())
+            .arg("extract")
+            .args(args)
+            .args(["--url", url])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        std::io::Write::write_all(&mut input, stdin.unwrap_or("").as_bytes()).unwrap();
+        drop(input);
+        let result = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&result.stderr).into_owned();
+        assert!(result.status.success(), "{stderr}");
+        let records: Vec<Value> = String::from_utf8_lossy(&result.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        (records, stderr)
+    };
+    let (first, stderr) = run(&["page.html"], None);
+    assert!(stderr.contains("state:  none"), "{stderr}");
+    let (second, _) = run(&["page.html"], None);
+    let (piped, _) = run(&["-"], Some(html));
+    let (with_state, stderr) = run(&["page.html", "--state", "asked"], None);
+    assert!(stderr.contains("state:  asked"), "{stderr}");
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !names.iter().any(|n| n == "urltree-state"),
+        "one page without --state writes no state: {names:?}"
+    );
+    assert!(names.iter().any(|n| n == "asked"), "{names:?}");
+    for records in [&first, &second, &piped, &with_state] {
+        assert_eq!(records.len(), 1, "the page comes out every time");
+    }
+    let text = first[0]["text"].as_str().unwrap();
+    assert!(text.len() > 200, "{text}");
+    // The cold-start path gives what a fresh state gives the page.
+    for other in [&second, &piped, &with_state] {
+        let (mut a, mut b) = (first[0].clone(), other[0].clone());
+        for r in [&mut a, &mut b] {
+            r["processed_at"] = Value::Null;
+            r["source"] = Value::Null;
+        }
+        assert_eq!(a, b);
+    }
 }

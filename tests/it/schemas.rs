@@ -2,9 +2,7 @@
 //! validates, every record the binary's pipeline produces validates against its schema, and the
 //! config schema states every field and default the binary's loader has.
 
-mod common;
-
-use common::{assert_valid, read_json, root, validator};
+use crate::common::{assert_valid, read_json, root, validator};
 use serde_json::Value;
 use urltree::config::Config;
 use urltree::engine::{Engine, Input, Outcome};

@@ -5,9 +5,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use lol_html::{element, text, HtmlRewriter, Settings};
-mod common;
 
-use common::stream::stream_set;
+use crate::common::stream::stream_set;
 use urltree::config::Config;
 use urltree::engine::Outcome;
 use urltree::tree::Label;

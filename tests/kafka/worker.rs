@@ -4,11 +4,10 @@
 //! probes, the binary's graceful shutdown on SIGTERM; and `urltree produce`'s keys, partitions,
 //! deliveries and dead letters.
 //!
-//! The broker binary comes from `scripts/setup` (`target/tools/tansu`) or `URLTREE_TANSU`; the
+//! The broker binary comes from `scripts/test-tools` (`target/tools/tansu`) or `URLTREE_TANSU`; the
 //! tests fail when it cannot be started.
 
-mod common;
-
+use crate::common;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::net::SocketAddr;
@@ -16,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{free_port, Broker};
+use crate::common::{free_port, Broker};
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::producer::{FutureProducer, FutureRecord};
 use rdkafka::topic_partition_list::{Offset, TopicPartitionList};
@@ -1839,8 +1838,8 @@ async fn every_compression_codec_works_end_to_end() {
     }
 }
 
-/// The configurations the documentation shows create their Kafka clients: the README's
-/// `urltree run` example (SASL_SSL with SCRAM, zstd) and `schemas/examples/config.toml`.
+/// The configurations the documentation shows create their Kafka clients: the `urltree run`
+/// example of `docs/kafka.md` (SASL_SSL with SCRAM, zstd) and `schemas/examples/config.toml`.
 /// librdkafka refuses at creation a property value it was built without ("libzstd not available
 /// at build time", "OpenSSL not available at build time"); no broker is contacted.
 #[test]
@@ -1848,18 +1847,18 @@ fn documented_configs_create_their_kafka_clients() {
     use rdkafka::consumer::BaseConsumer;
     use rdkafka::producer::BaseProducer;
 
-    let readme = common::read("README.md");
-    let section = readme
-        .split("### `urltree run`")
+    let page = common::read("docs/kafka.md");
+    let section = page
+        .split("## `urltree run`")
         .nth(1)
-        .expect("README has the urltree run section");
+        .expect("docs/kafka.md has the urltree run section");
     let example = section
         .split("```toml\n")
         .nth(1)
         .and_then(|s| s.split("```").next())
-        .expect("README's urltree run section has a TOML example");
+        .expect("docs/kafka.md's urltree run section has a TOML example");
     let configs = [
-        ("README", example.to_owned()),
+        ("docs/kafka.md", example.to_owned()),
         (
             "schemas/examples/config.toml",
             common::read("schemas/examples/config.toml"),
@@ -2370,7 +2369,7 @@ async fn produce_reads_a_directory_and_one_page_as_extract_does() {
     ];
     let (code, stderr) = run_produce(&config, &args);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stderr.contains("1 of 1 records delivered"), "{stderr}");
+    assert!(stderr.contains("1 of 1 record delivered"), "{stderr}");
 
     let mut got: Vec<(String, String)> = read_keyed(&broker, INPUT, 3, Duration::from_secs(1))
         .into_iter()

@@ -1,0 +1,391 @@
+//! Repeated units (DESIGN §2.9; data-record mining after MDR, Liu et al. 2003): a page's main
+//! content is not always one dense subtree of prose but a run of sibling subtrees of one shape,
+//! the [`Region`]s of [`crate::tree::kind::units`]. Judged as units:
+//!
+//! - **The main text is a unit** ([`widen_to_units`]): when the text kept so far lies mostly in
+//!   the units of a region, at least two of those units hold text of their own that the main
+//!   subtree left out, and the other units weigh at least half as much as the one it chose, the
+//!   units are the main text's structure: the posts of a thread (the main subtree settled on one
+//!   post, or on the author panels), the sections of a landing page or a handbook (it settled on
+//!   one section). Their text outside the main subtree is kept.
+//! - **Marked units** ([`keep_marked_units`]): on a page that keeps no paragraph of its own, a
+//!   run of units each carrying a class word of the kind that marks a region around the text
+//!   (`ipsComment`, `commentBody`: every post of a thread is "a comment") holds its text in
+//!   them: the word names the kind of unit, not a region beside the main text. When the text so
+//!   marked outweighs what the page kept, it is kept. Where the page has a text of its own, an
+//!   article with its comments, the marks draw the line between them and stand.
+//! - **A listing** ([`keep_listing`]): a page that keeps no paragraph of its own ([`PARAGRAPH`])
+//!   and whose largest region of records holds more text than it kept is a listing, a front
+//!   page, a category, a grid of products or search results: every item is a link or sits in
+//!   one, so link density dropped them all. The region's items are its content, headlines and
+//!   all. Records are at least [`MIN_LISTING_UNITS`] units of at most [`MAX_UNIT_BLOCKS`] blocks
+//!   on average, more than a headline each (a date, a snippet, a price beside it), whose links
+//!   read as headlines ([`HEADLINE_CHARS`]), not marked or hidden by the markup: a menu's items
+//!   are a word or two each, a mega-menu's units dozens of links, a list of bare links in a
+//!   sidebar ("most popular posts") a headline each.
+//!
+//! Only blocks dropped as outside the main subtree (and, in a listing, as link-dense; in marked
+//! units, as marked) are released, and only those the tree has counted on this page alone: what
+//! the tree counts as the site's template, what it has seen on other pages of the node (the
+//! teasers of a sidebar, the provided methods an API reference repeats), what the markup marks
+//! otherwise and what the page hides stay dropped. On a domain's first page every block is the
+//! page's own, and the structure decides alone.
+
+use crate::tree::kind::{Layout, Region};
+use crate::tree::{BlockFacts, Label, Reason};
+
+/// Non-link characters from which a block is a paragraph of prose: two or three sentences. A
+/// page that keeps none has no text of its own.
+pub const PARAGRAPH: u32 = 150;
+
+/// Non-link characters from which a block dropped outside the main subtree is a phrase of a
+/// unit's own text (see [`super::main_text::BLOCK_COST`]): a unit whose dropped text is labels
+/// and buttons is no evidence that the main text is one of its run.
+pub const PHRASE: u32 = super::main_text::BLOCK_COST;
+
+/// Units a region of records needs to be a listing: fewer is a pair of boxes, not a list.
+pub const MIN_LISTING_UNITS: usize = 3;
+
+/// Mean characters of a region's link blocks from which they read as headlines (four words or
+/// so) rather than a menu's labels.
+pub const HEADLINE_CHARS: u64 = 20;
+
+/// Blocks a listing's unit holds at most on average: a record is a headline with a few facts
+/// (a date, an author, tags, a price, a snippet; a community site's card holds a dozen); a unit
+/// of more is a mega-menu's column or a page section.
+pub const MAX_UNIT_BLOCKS: usize = 16;
+
+/// Characters of the blocks with `verdict` among `indices`.
+fn chars_where(
+    blocks: &[BlockFacts<'_>],
+    out: &[Reason],
+    indices: impl Iterator<Item = usize>,
+    verdict: impl Fn(Reason) -> bool,
+) -> u64 {
+    indices
+        .filter(|&i| verdict(out[i]))
+        .map(|i| u64::from(blocks[i].chars))
+        .sum()
+}
+
+/// The characters of `block` outside links.
+fn own_chars(block: &BlockFacts<'_>) -> u64 {
+    u64::from(block.chars.saturating_sub(block.link_chars))
+}
+
+/// True when the tree has counted `block` on this page alone at the deciding node (every block
+/// of a domain's first page is).
+fn own_page(block: &BlockFacts<'_>) -> bool {
+    block.count.is_some_and(|c| c <= 1)
+}
+
+/// Releases the blocks of `region` whose verdict `from` allows, when they are the page's own:
+/// they are kept as units.
+fn release(
+    blocks: &[BlockFacts<'_>],
+    out: &mut [Reason],
+    region: &Region,
+    from: impl Fn(Reason) -> bool,
+) {
+    for i in region.blocks() {
+        if from(out[i]) && own_page(&blocks[i]) {
+            out[i] = Reason::Unit;
+        }
+    }
+}
+
+/// The characters outside links of the kept paragraphs of a page (blocks of at least
+/// [`PARAGRAPH`] such characters).
+fn kept_prose(blocks: &[BlockFacts<'_>], out: &[Reason]) -> u64 {
+    blocks
+        .iter()
+        .zip(out.iter())
+        .filter(|(b, r)| r.label() == Label::Content && own_chars(b) >= u64::from(PARAGRAPH))
+        .map(|(b, _)| own_chars(b))
+        .sum()
+}
+
+/// On a page that keeps no paragraph of its own, keeps the blocks the markup dropped in each
+/// region whose
+/// every unit is marked at or inside its own element (not from around the region), when their
+/// text outside links outweighs all the page kept. Returns the layout of the largest such
+/// region, `None` when there is none.
+pub fn keep_marked_units(
+    blocks: &[BlockFacts<'_>],
+    out: &mut [Reason],
+    regions: &[Region],
+) -> Option<Layout> {
+    if kept_prose(blocks, out) > 0 {
+        return None;
+    }
+    let kept = chars_where(blocks, out, 0..blocks.len(), |r| {
+        r.label() == Label::Content
+    });
+    // Every unit holds a mark, and each of its marks lies at or inside the unit's element (the
+    // ordinals of an element's descendants follow its own).
+    let marked_in_units = |region: &Region| {
+        region.units.iter().all(|u| {
+            let mut marks = blocks[u.blocks.clone()].iter().filter_map(|b| b.marker);
+            marks.clone().next().is_some() && marks.all(|m| m >= u.element)
+        })
+    };
+    let found: Vec<&Region> = regions
+        .iter()
+        .filter(|region| {
+            let own: u64 = region
+                .blocks()
+                .filter(|&i| out[i] == Reason::Marked && own_page(&blocks[i]))
+                .map(|i| own_chars(&blocks[i]))
+                .sum();
+            own > kept && marked_in_units(region)
+        })
+        .collect();
+    for region in &found {
+        release(blocks, out, region, |r| r == Reason::Marked);
+    }
+    let largest = found.iter().max_by_key(|r| r.blocks().count())?;
+    Some(Layout::Posts {
+        units: largest.units.len() as u32,
+    })
+}
+
+/// Keeps, in each region whose units hold at least half of the page's kept text, the blocks of
+/// its units dropped as outside the main subtree, when their own text (in phrases of at least
+/// [`PHRASE`] characters) is at least half of what the units kept and lies in two units or more,
+/// and the units beside the one the main subtree chose hold at least half as much text as it
+/// keeps (a run of alike units, not a page's columns: a header, the article, a sidebar): the
+/// main text is one of a run of alike units, so it is all of them. Returns
+/// the layout of the largest region widened to: sections when most of its units begin with a
+/// heading, posts otherwise (an author's name, a date); `None` when none was.
+pub fn widen_to_units(
+    blocks: &[BlockFacts<'_>],
+    out: &mut [Reason],
+    regions: &[Region],
+) -> Option<Layout> {
+    let content = |r: Reason| r.label() == Label::Content;
+    let kept = chars_where(blocks, out, 0..blocks.len(), content);
+    if kept == 0 {
+        return None;
+    }
+    let widened: Vec<&Region> = regions
+        .iter()
+        .filter(|region| {
+            let inside = chars_where(blocks, out, region.blocks(), content);
+            if 2 * inside < kept {
+                return false;
+            }
+            // Per unit: its kept text and its own dropped text, in phrases.
+            let per: Vec<(u64, u64)> = region
+                .units
+                .iter()
+                .map(|unit| {
+                    let kept = chars_where(blocks, out, unit.blocks.clone(), content);
+                    let left = unit
+                        .blocks
+                        .clone()
+                        .filter(|&i| out[i] == Reason::OutsideMainSubtree && own_page(&blocks[i]))
+                        .map(|i| own_chars(&blocks[i]))
+                        .filter(|&c| c >= u64::from(PHRASE))
+                        .sum();
+                    (kept, left)
+                })
+                .collect();
+            let left: u64 = per.iter().map(|p| p.1).sum();
+            let with_left = per.iter().filter(|p| p.1 > 0).count();
+            // The unit the main subtree chose, and what the others hold beside it.
+            let Some(chosen) = (0..per.len()).max_by_key(|&u| per[u].0) else {
+                return false;
+            };
+            let others: u64 = per
+                .iter()
+                .enumerate()
+                .filter(|&(u, _)| u != chosen)
+                .map(|(_, p)| p.0 + p.1)
+                .sum();
+            2 * left >= inside && with_left >= 2 && 2 * others >= per[chosen].0
+        })
+        .collect();
+    for region in &widened {
+        release(blocks, out, region, |r| r == Reason::OutsideMainSubtree);
+    }
+    let largest = widened.iter().max_by_key(|r| r.blocks().count())?;
+    let units = largest.units.len() as u32;
+    let headed = largest
+        .units
+        .iter()
+        .filter(|u| blocks[u.blocks.start].heading)
+        .count();
+    Some(if 2 * headed > largest.units.len() {
+        Layout::Sections { units }
+    } else {
+        Layout::Posts { units }
+    })
+}
+
+/// On a page that keeps no paragraph of its own, keeps the records of its largest region of
+/// records when they hold more text than the page kept: their blocks dropped as link-dense or
+/// outside the main subtree. Returns the listing's layout, `None` when the page is no listing.
+pub fn keep_listing(
+    blocks: &[BlockFacts<'_>],
+    out: &mut [Reason],
+    regions: &[Region],
+) -> Option<Layout> {
+    let kept = chars_where(blocks, out, 0..blocks.len(), |r| {
+        r.label() == Label::Content
+    });
+    if kept_prose(blocks, out) > 0 {
+        return None;
+    }
+    let (region, chars) = regions
+        .iter()
+        .filter_map(|r| records(blocks, r).map(|c| (r, c)))
+        .max_by_key(|&(_, c)| c)?;
+    if chars < kept {
+        return None;
+    }
+    release(blocks, out, region, |r| {
+        matches!(r, Reason::LinkDense | Reason::OutsideMainSubtree)
+    });
+    Some(Layout::Listing {
+        units: region.units.len() as u32,
+    })
+}
+
+/// The characters of `region` when its units read as records (see [`keep_listing`]).
+fn records(blocks: &[BlockFacts<'_>], region: &Region) -> Option<u64> {
+    let units = region.units.len();
+    if units < MIN_LISTING_UNITS {
+        return None;
+    }
+    let (mut chars, mut marked, mut hidden, mut count) = (0u64, 0u64, 0u64, 0usize);
+    let (mut link_blocks, mut link_block_chars) = (0u64, 0u64);
+    for i in region.blocks() {
+        let b = &blocks[i];
+        let c = u64::from(b.chars);
+        chars += c;
+        count += 1;
+        if b.hint == crate::blocks::Hint::Boilerplate {
+            marked += c;
+        }
+        if b.hidden {
+            hidden += c;
+        }
+        if 2 * b.link_chars > b.chars {
+            link_blocks += 1;
+            link_block_chars += c;
+        }
+    }
+    let headlines = link_blocks == 0 || link_block_chars >= HEADLINE_CHARS * link_blocks;
+    let ok = 2 * marked <= chars
+        && 2 * hidden <= chars
+        && headlines
+        && count > units
+        && count <= MAX_UNIT_BLOCKS * units;
+    ok.then_some(chars)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::judge;
+    use super::super::Rules;
+    use crate::tree::Reason;
+
+    const REPLY: &str = "I had the same trouble last winter, and a new battery fixed it for me \
+        in the end, though the terminals needed a clean as well before it would start again.";
+
+    /// A thread in the markup of a common forum engine: each post an `<article>` holding its
+    /// author's panel and, in an article of its own, its body (so that every body is an article
+    /// nested in its post's).
+    fn thread(posts: usize) -> String {
+        let mut html = String::from(
+            r#"<html><body><nav><a href="/">Forums</a> <a href="/new">What's new</a></nav>
+<h1>Car will not start in the cold</h1><div class="block-body">"#,
+        );
+        for n in 0..posts {
+            html.push_str(&format!(
+                r#"<article class="message"><div class="user"><h4><a href="/m/{n}">member{n}</a></h4>
+<h5>Member</h5><dl><dd>Oct {n}, 2022</dd></dl></div><div class="main"><article class="message-body">
+<div><p>{REPLY} Post {n}.</p></div></article></div></article>"#
+            ));
+        }
+        html.push_str("</div></body></html>");
+        html
+    }
+
+    #[test]
+    fn the_posts_of_a_thread_are_all_kept() {
+        let html = thread(4);
+        let (kept, reasons) = judge(&html, Rules::default());
+        for n in 0..4 {
+            let body = format!("{REPLY} Post {n}.");
+            assert!(kept.contains(&body), "post {n} lost: {kept:?}");
+        }
+        assert!(reasons.contains(&Reason::Unit), "{reasons:?}");
+        // Without the rule the main text is the authors' panels, not one body.
+        let (without, _) = judge(&html, Rules::default().without("units").unwrap());
+        assert!(
+            !(0..4).all(|n| without.contains(&format!("{REPLY} Post {n}."))),
+            "{without:?}"
+        );
+    }
+
+    /// A category page: its name, a line of text, then items of a headline link, a date and
+    /// a price; a menu of short links above.
+    fn listing(items: usize) -> String {
+        let mut html = String::from(
+            r#"<html><body><header><ul><li><a href="/">Home</a></li><li><a href="/shop">Shop</a></li>
+<li><a href="/about">About</a></li></ul></header><main><h1>Handmade wallets</h1><p>1,000+ results</p>
+<div class="grid">"#,
+        );
+        for n in 0..items {
+            html.push_str(&format!(
+                r#"<div class="card"><h3><a href="/p/{n}">Personalised leather wallet number {n}, slim and engraved</a></h3>
+<span class="price">EUR {n}9.00</span><p>Ships from Porto</p></div>"#
+            ));
+        }
+        html.push_str("</div></main></body></html>");
+        html
+    }
+
+    #[test]
+    fn a_listing_keeps_its_items_and_not_the_menu() {
+        let html = listing(6);
+        let (kept, _) = judge(&html, Rules::default());
+        for n in 0..6 {
+            let headline = format!("Personalised leather wallet number {n}, slim and engraved");
+            assert!(kept.contains(&headline), "item {n} lost: {kept:?}");
+        }
+        assert!(kept.contains(&"Handmade wallets".to_string()), "{kept:?}");
+        assert!(!kept.iter().any(|t| t == "Home" || t == "Shop"), "{kept:?}");
+        let (without, _) = judge(&html, Rules::default().without("listings").unwrap());
+        assert!(
+            !without.iter().any(|t| t.starts_with("Personalised")),
+            "{without:?}"
+        );
+    }
+
+    #[test]
+    fn a_story_with_related_links_is_no_listing() {
+        // A text of its own (well over a thousand characters of paragraphs) beside a list of
+        // related stories: the list stays dropped.
+        let para = "The council voted on Tuesday to close the old bridge for repairs, a decision \
+            that will send traffic through the town centre for most of next year, officials said.";
+        let mut html = format!(
+            "<html><body><main><h1>Bridge to close</h1><div class=\"story\">{}</div>",
+            (0..8).map(|_| format!("<p>{para}</p>")).collect::<String>()
+        );
+        html.push_str("<div class=\"more\">");
+        for n in 0..12 {
+            html.push_str(&format!(
+                r#"<div class="teaser"><h3><a href="/s/{n}">Another story of the week number {n} worth reading</a></h3></div>"#
+            ));
+        }
+        html.push_str("</div></main></body></html>");
+        let (kept, _) = judge(&html, Rules::default());
+        assert!(
+            !kept.iter().any(|t| t.starts_with("Another story")),
+            "{kept:?}"
+        );
+        assert_eq!(kept.iter().filter(|t| *t == para).count(), 8);
+    }
+}
