@@ -281,11 +281,11 @@ pub fn evaluate_sharded(
         let outcomes = engine.process_batch(&inputs, None)?;
         for (page, outcome) in batch.iter().zip(outcomes) {
             match outcome {
-                Outcome::Clean(record) => acc.push(&page, &record.text),
+                Outcome::Clean(record) => acc.push(page, &record.text),
                 Outcome::Duplicate { .. } => duplicates += 1,
                 Outcome::Rejected(_) => {
                     rejected += 1;
-                    acc.push(&page, "");
+                    acc.push(page, "");
                 }
             }
         }

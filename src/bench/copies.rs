@@ -216,6 +216,8 @@ mod tests {
             domain: domain.into(),
             gold: String::new(),
             line,
+            page_type: None,
+            snippets: Default::default(),
         }
     }
 

@@ -9,6 +9,7 @@
 //! too) and kept as pages come; it holds 16 bytes per held document of the domains it has met.
 //! An entry whose document was forgotten is dropped when a look-up finds it gone.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 use md5::{Digest, Md5};
@@ -102,17 +103,19 @@ impl LinkIndex {
         txn: &mut Txn<'_>,
         domain: NodeId,
     ) -> Result<&mut HashMap<u64, u64>, StateError> {
-        if !self.domains.contains_key(&domain) {
-            let meta = txn.domain(domain)?;
-            let mut index = HashMap::new();
-            for seq in meta.first_seq..meta.next_seq {
-                if let Some(links) = txn.doc(domain, seq)?.and_then(|fp| fp.links) {
-                    index.insert(links.id, seq);
+        match self.domains.entry(domain) {
+            Entry::Occupied(held) => Ok(held.into_mut()),
+            Entry::Vacant(slot) => {
+                let meta = txn.domain(domain)?;
+                let mut index = HashMap::new();
+                for seq in meta.first_seq..meta.next_seq {
+                    if let Some(links) = txn.doc(domain, seq)?.and_then(|fp| fp.links) {
+                        index.insert(links.id, seq);
+                    }
                 }
+                Ok(slot.insert(index))
             }
-            self.domains.insert(domain, index);
         }
-        Ok(self.domains.entry(domain).or_default())
     }
 
     /// Notes that the document `seq` of `domain`, just inserted, has link identity `id`.

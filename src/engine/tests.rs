@@ -144,7 +144,7 @@ fn stream(
         assert!(admit::is_duplicate(&held, &learned.fp));
         let evidence =
             lookup::look_up(&mut txn, classifier.as_ref(), &branch, &blocks, &learned).unwrap();
-        let reasons = classify::classify(
+        let (reasons, layout) = classify::classify(
             classifier.as_ref(),
             &blocks,
             (page.html.len(), tokenizer.stats(), None),
@@ -159,6 +159,7 @@ fn stream(
                 blocks: &blocks,
                 evidence: &evidence,
                 reasons: &reasons,
+                layout,
                 heuristic,
                 meta: tokenizer.take_meta(),
             },
