@@ -274,6 +274,9 @@ impl Extractor {
             Err(OpenError::NeedsUrl(path)) => Err(PyValueError::new_err(format!(
                 "{path} is one HTML page: give its URL with url="
             ))),
+            Err(e @ OpenError::HtmlWithoutUrl(..)) => Err(PyValueError::new_err(format!(
+                "{e}; from Python, give one page with url="
+            ))),
             Err(OpenError::Io(e)) => Err(raise(py, "InputError", (e.to_string(),))),
         }
     }

@@ -193,7 +193,7 @@ mod tests {
     fn the_posts_of_a_thread_are_one_region_and_the_menu_another() {
         let post = |who: &str, text: &str| {
             format!(
-                r#"<div class="post"><div class="author"><a href="/u/{who}">{who}</a><span>Member</span></div>
+                r#"<div class="post"><div class="author"><a href="/u/{who}">{who}</a><div>Member</div></div>
 <div class="body"><p>{text}</p></div></div>"#
             )
         };
