@@ -287,13 +287,20 @@ pub fn classify(
     params: &Params,
     out: &mut Vec<Reason>,
 ) -> Layout {
-    let regions = if params.rules.units || params.rules.marked_units || params.rules.listings {
+    // The units rules run only where the tree does not trust its node yet (a page judged by
+    // its structure alone is such a page): elsewhere the regions are not looked for.
+    let units = params.rules.units || params.rules.marked_units || params.rules.listings;
+    let trusted = confidence(node.support, params.support_half) >= 0.5;
+    let mut regions = if units && !trusted {
         kind::regions(blocks)
     } else {
         Vec::new()
     };
     let layout = classify_with(blocks, Some(node), params, &regions, out);
     if params.rules.stubs && stubs::is_stub(blocks, node, params, out) {
+        if units && trusted {
+            regions = kind::regions(blocks);
+        }
         return classify_with(blocks, None, params, &regions, out);
     }
     layout
