@@ -7,7 +7,8 @@
 //! keeps, per domain, which held document has which identity: an index in memory, built from
 //! the domain's retained fingerprints the first time the engine meets the domain (after a start
 //! too) and kept as pages come; it holds 16 bytes per held document of the domains it has met.
-//! An entry whose document was forgotten is dropped when a look-up finds it gone.
+//! An entry whose document was forgotten is dropped when a look-up finds it gone, or when such
+//! entries outnumber the held documents (a stream of new URLs no page links back to).
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
@@ -90,6 +91,9 @@ pub(super) fn profile(
     }
 }
 
+/// Forgotten documents an index may hold beyond its domain's held ones before they are dropped.
+const STALE_SLACK: u64 = 64;
+
 /// Which held document of each domain has which link identity (see the module's note).
 #[derive(Debug, Default)]
 pub(super) struct LinkIndex {
@@ -118,15 +122,24 @@ impl LinkIndex {
         }
     }
 
-    /// Notes that the document `seq` of `domain`, just inserted, has link identity `id`.
+    /// Notes that the document `seq` of `domain`, just inserted, has link identity `id`, where
+    /// the domain holds the documents from `first_seq` on. Entries of forgotten documents are
+    /// dropped once they outnumber the held ones (with some slack), so the index stays within
+    /// twice the domain's held documents however long the stream, at a cost linear in the
+    /// entries dropped.
     pub(super) fn insert(
         &mut self,
         txn: &mut Txn<'_>,
         domain: NodeId,
-        id: u64,
-        seq: u64,
+        (id, seq): (u64, u64),
+        first_seq: u64,
     ) -> Result<(), StateError> {
-        self.domain(txn, domain)?.insert(id, seq);
+        let index = self.domain(txn, domain)?;
+        index.insert(id, seq);
+        let held = seq.saturating_sub(first_seq).saturating_add(1);
+        if index.len() as u64 > held.saturating_mul(2).saturating_add(STALE_SLACK) {
+            index.retain(|_, s| *s >= first_seq);
+        }
         Ok(())
     }
 
@@ -229,6 +242,36 @@ mod tests {
             .into_iter()
             .map(|b| (b.text, b.reason))
             .collect()
+    }
+
+    #[test]
+    fn the_index_forgets_what_retention_forgets() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = Config::default();
+        config.state.path = dir.path().to_owned();
+        config.tree.heuristic = "link-template".parse().unwrap();
+        config.retention.max_docs = 20;
+        config.retention.min_keep = 10;
+        config.output.blocks = true;
+        let mut engine = Engine::open(&config).unwrap();
+        // A stream of new articles no page links back to: the domain holds 20 at a time.
+        for n in 0..400 {
+            run(&mut engine, n, &record(&format!("/news/{n}.html"), 1));
+            let entries: usize = engine.links.domains.values().map(|d| d.len()).sum();
+            assert!(
+                entries <= 2 * 20 + super::STALE_SLACK as usize,
+                "{entries} after {n}"
+            );
+        }
+        // What is held is still found: four section pages, then the fifth is judged by them.
+        for (n, (path, _)) in SECTIONS.iter().enumerate().skip(1) {
+            run(&mut engine, 400 + n as u64, &record(path, n));
+        }
+        let home = run(&mut engine, 500, &record("/", 2));
+        assert!(
+            home.iter().any(|(_, reason)| reason == "template"),
+            "{home:?}"
+        );
     }
 
     #[test]

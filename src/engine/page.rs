@@ -118,8 +118,9 @@ impl Tree for Txn<'_> {
         page: &PageProfile,
     ) -> Result<Linked, StateError> {
         if let Some(profile) = &page.profile {
-            let seq = self.domain(domain)?.next_seq.saturating_sub(1);
-            links.insert(self, domain, profile.id, seq)?;
+            let meta = self.domain(domain)?;
+            let seq = meta.next_seq.saturating_sub(1);
+            links.insert(self, domain, (profile.id, seq), meta.first_seq)?;
         }
         links.look_up(self, domain, page)
     }
