@@ -10,10 +10,8 @@
 
 use super::ccb::Blurring;
 use super::sequence::{Anchors, Unit};
-use super::without_page;
-use crate::tree::classify::{BlockFacts, Classifier, NodeFacts, Page, Reason};
-use crate::tree::kind::Layout;
-use crate::tree::Heuristic;
+use super::{Method, PageMethod};
+use crate::tree::classify::{BlockFacts, Page, Reason};
 
 /// `accb`: Content Code Blurring on characters, anchor tags ignored.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -30,24 +28,11 @@ impl Default for Accb {
     }
 }
 
-impl Classifier for Accb {
-    fn heuristic(&self) -> Heuristic {
-        Heuristic::Classic(super::Method::Accb)
-    }
+impl PageMethod for Accb {
+    const METHOD: Method = Method::Accb;
 
-    fn classify(&self, blocks: &[BlockFacts<'_>], _node: NodeFacts, out: &mut Vec<Reason>) {
-        without_page(blocks, out);
-    }
-
-    fn classify_page(
-        &self,
-        page: &Page<'_>,
-        facts: &[BlockFacts<'_>],
-        _node: NodeFacts,
-        out: &mut Vec<Reason>,
-    ) -> Layout {
+    fn judge(&self, page: &Page<'_>, facts: &[BlockFacts<'_>], out: &mut Vec<Reason>) {
         self.0.classify(page, facts, out);
-        Layout::Unknown
     }
 }
 

@@ -31,11 +31,9 @@
 //! share of the block's characters inside links (the tokenizer counts link characters, not
 //! link words).
 
-use super::{verdict, without_page};
+use super::{verdict, Method, PageMethod};
 use crate::blocks::Block;
-use crate::tree::classify::{BlockFacts, Classifier, NodeFacts, Page, Reason};
-use crate::tree::kind::Layout;
-use crate::tree::Heuristic;
+use crate::tree::classify::{BlockFacts, Page, Reason};
 
 /// Boilerpipe's line width for the text density, in characters.
 pub const LINE_WIDTH: usize = 80;
@@ -215,26 +213,13 @@ pub fn reasons(page: &Page<'_>, facts: &[BlockFacts<'_>], content: &[bool], out:
     );
 }
 
-impl Classifier for Boilerpipe {
-    fn heuristic(&self) -> Heuristic {
-        Heuristic::Classic(super::Method::Boilerpipe)
-    }
+impl PageMethod for Boilerpipe {
+    const METHOD: Method = Method::Boilerpipe;
 
-    fn classify(&self, blocks: &[BlockFacts<'_>], _node: NodeFacts, out: &mut Vec<Reason>) {
-        without_page(blocks, out);
-    }
-
-    fn classify_page(
-        &self,
-        page: &Page<'_>,
-        facts: &[BlockFacts<'_>],
-        _node: NodeFacts,
-        out: &mut Vec<Reason>,
-    ) -> Layout {
+    fn judge(&self, page: &Page<'_>, facts: &[BlockFacts<'_>], out: &mut Vec<Reason>) {
         let mut content = Vec::new();
         labels(page.blocks, &mut content);
         reasons(page, facts, &content, out);
-        Layout::Unknown
     }
 }
 

@@ -12,11 +12,9 @@
 //! article's paragraphs share their container, the strays do not. No parameters.
 
 use super::boilerpipe::{labels, reasons};
-use super::without_page;
+use super::{Method, PageMethod};
 use crate::blocks::Block;
-use crate::tree::classify::{BlockFacts, Classifier, NodeFacts, Page, Reason};
-use crate::tree::kind::Layout;
-use crate::tree::Heuristic;
+use crate::tree::classify::{BlockFacts, Page, Reason};
 
 /// `boilerpipe-tree`: Boilerpipe's labels, then only the kept group with the most text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -65,22 +63,10 @@ pub fn filter(blocks: &[Block], content: &mut [bool]) {
     }
 }
 
-impl Classifier for BoilerpipeTree {
-    fn heuristic(&self) -> Heuristic {
-        Heuristic::Classic(super::Method::BoilerpipeTree)
-    }
+impl PageMethod for BoilerpipeTree {
+    const METHOD: Method = Method::BoilerpipeTree;
 
-    fn classify(&self, blocks: &[BlockFacts<'_>], _node: NodeFacts, out: &mut Vec<Reason>) {
-        without_page(blocks, out);
-    }
-
-    fn classify_page(
-        &self,
-        page: &Page<'_>,
-        facts: &[BlockFacts<'_>],
-        _node: NodeFacts,
-        out: &mut Vec<Reason>,
-    ) -> Layout {
+    fn judge(&self, page: &Page<'_>, facts: &[BlockFacts<'_>], out: &mut Vec<Reason>) {
         let mut content = Vec::new();
         labels(page.blocks, &mut content);
         let boilerpipe = content.clone();
@@ -91,7 +77,6 @@ impl Classifier for BoilerpipeTree {
                 *reason = Reason::OutsideMainSubtree;
             }
         }
-        Layout::Unknown
     }
 }
 

@@ -17,10 +17,8 @@
 //! its words less its inline tags, the markup between blocks its tags. No parameters.
 
 use super::sequence::{runs, Anchors, Run, Unit};
-use super::{verdict, without_page};
-use crate::tree::classify::{BlockFacts, Classifier, NodeFacts, Page, Reason};
-use crate::tree::kind::Layout;
-use crate::tree::Heuristic;
+use super::{verdict, Method, PageMethod};
+use crate::tree::classify::{BlockFacts, Page, Reason};
 
 /// `bte`: Body Text Extraction's one region, in linear time.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -46,22 +44,10 @@ pub fn region(runs: &[Run]) -> Option<(usize, usize)> {
     best.map(|(_, i, j)| (i, j))
 }
 
-impl Classifier for Bte {
-    fn heuristic(&self) -> Heuristic {
-        Heuristic::Classic(super::Method::Bte)
-    }
+impl PageMethod for Bte {
+    const METHOD: Method = Method::Bte;
 
-    fn classify(&self, blocks: &[BlockFacts<'_>], _node: NodeFacts, out: &mut Vec<Reason>) {
-        without_page(blocks, out);
-    }
-
-    fn classify_page(
-        &self,
-        page: &Page<'_>,
-        facts: &[BlockFacts<'_>],
-        _node: NodeFacts,
-        out: &mut Vec<Reason>,
-    ) -> Layout {
+    fn judge(&self, page: &Page<'_>, facts: &[BlockFacts<'_>], out: &mut Vec<Reason>) {
         let mut sequence = Vec::new();
         runs(page, Unit::Tokens, Anchors::Code, &mut sequence);
         let (first, last) = region(&sequence).unwrap_or((1, 0));
@@ -74,7 +60,6 @@ impl Classifier for Bte {
                 .zip(facts)
                 .map(|((r, _), f)| verdict(f, (first..=last).contains(&r), Reason::CodeDense)),
         );
-        Layout::Unknown
     }
 }
 

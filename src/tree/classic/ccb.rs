@@ -20,10 +20,8 @@
 
 use super::blur::block_ratios;
 use super::sequence::{runs, Anchors, Unit};
-use super::{verdict, without_page};
-use crate::tree::classify::{BlockFacts, Classifier, NodeFacts, Page, Reason};
-use crate::tree::kind::Layout;
-use crate::tree::Heuristic;
+use super::{verdict, Method, PageMethod};
+use crate::tree::classify::{BlockFacts, Page, Reason};
 
 /// Content Code Blurring's parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -70,24 +68,11 @@ impl Default for Ccb {
     }
 }
 
-impl Classifier for Ccb {
-    fn heuristic(&self) -> Heuristic {
-        Heuristic::Classic(super::Method::Ccb)
-    }
+impl PageMethod for Ccb {
+    const METHOD: Method = Method::Ccb;
 
-    fn classify(&self, blocks: &[BlockFacts<'_>], _node: NodeFacts, out: &mut Vec<Reason>) {
-        without_page(blocks, out);
-    }
-
-    fn classify_page(
-        &self,
-        page: &Page<'_>,
-        facts: &[BlockFacts<'_>],
-        _node: NodeFacts,
-        out: &mut Vec<Reason>,
-    ) -> Layout {
+    fn judge(&self, page: &Page<'_>, facts: &[BlockFacts<'_>], out: &mut Vec<Reason>) {
         self.0.classify(page, facts, out);
-        Layout::Unknown
     }
 }
 

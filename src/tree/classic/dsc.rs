@@ -16,10 +16,8 @@
 //! is text when most of its tokens lie in text windows.
 
 use super::sequence::{runs, starts, Anchors, Unit};
-use super::{verdict, without_page};
-use crate::tree::classify::{BlockFacts, Classifier, NodeFacts, Page, Reason};
-use crate::tree::kind::Layout;
-use crate::tree::Heuristic;
+use super::{verdict, Method, PageMethod};
+use crate::tree::classify::{BlockFacts, Page, Reason};
 
 /// `dsc`: the Document Slope Curve's low-slope windows.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -99,22 +97,10 @@ fn for_each_overlap(a: f64, b: f64, size: f64, mut each: impl FnMut(usize, f64))
     }
 }
 
-impl Classifier for Dsc {
-    fn heuristic(&self) -> Heuristic {
-        Heuristic::Classic(super::Method::Dsc)
-    }
+impl PageMethod for Dsc {
+    const METHOD: Method = Method::Dsc;
 
-    fn classify(&self, blocks: &[BlockFacts<'_>], _node: NodeFacts, out: &mut Vec<Reason>) {
-        without_page(blocks, out);
-    }
-
-    fn classify_page(
-        &self,
-        page: &Page<'_>,
-        facts: &[BlockFacts<'_>],
-        _node: NodeFacts,
-        out: &mut Vec<Reason>,
-    ) -> Layout {
+    fn judge(&self, page: &Page<'_>, facts: &[BlockFacts<'_>], out: &mut Vec<Reason>) {
         let mut shares = Vec::new();
         self.text_shares(page, &mut shares);
         out.clear();
@@ -124,7 +110,6 @@ impl Classifier for Dsc {
                 .zip(&shares)
                 .map(|(f, &share)| verdict(f, share > 0.5, Reason::CodeDense)),
         );
-        Layout::Unknown
     }
 }
 

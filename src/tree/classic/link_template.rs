@@ -21,10 +21,8 @@
 //! position among its parent's children, with its parent's signature: two elements of two pages
 //! map exactly when their signatures are equal. A block's signature is its container's.
 
-use super::{verdict, without_page};
-use crate::tree::classify::{BlockFacts, Classifier, NodeFacts, Page, Reason};
-use crate::tree::kind::Layout;
-use crate::tree::Heuristic;
+use super::{verdict, without_page, Method, PageMethod};
+use crate::tree::classify::{BlockFacts, Page, Reason};
 
 /// Pages of the complete subgraph the template is taken from, the page judged included
 /// (Alarte et al.'s `n`).
@@ -114,33 +112,18 @@ pub fn shared(pages: &[&[u64]]) -> Vec<u64> {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LinkTemplate;
 
-impl Classifier for LinkTemplate {
-    fn heuristic(&self) -> Heuristic {
-        Heuristic::Classic(super::Method::LinkTemplate)
-    }
+impl PageMethod for LinkTemplate {
+    const METHOD: Method = Method::LinkTemplate;
+    const READS_LINKS: bool = true;
 
-    fn reads_links(&self) -> bool {
-        true
-    }
-
-    fn classify(&self, blocks: &[BlockFacts<'_>], _node: NodeFacts, out: &mut Vec<Reason>) {
-        without_page(blocks, out);
-    }
-
-    fn classify_page(
-        &self,
-        page: &Page<'_>,
-        facts: &[BlockFacts<'_>],
-        _node: NodeFacts,
-        out: &mut Vec<Reason>,
-    ) -> Layout {
+    fn judge(&self, page: &Page<'_>, facts: &[BlockFacts<'_>], out: &mut Vec<Reason>) {
         let Some(Linked {
             blocks,
             template: Some(template),
         }) = page.linked
         else {
             without_page(facts, out);
-            return Layout::Unknown;
+            return;
         };
         out.clear();
         out.extend(facts.iter().enumerate().map(|(i, f)| {
@@ -151,7 +134,6 @@ impl Classifier for LinkTemplate {
                 .is_some_and(|s| template.binary_search(&s).is_ok());
             verdict(f, !mapped, Reason::Template)
         }));
-        Layout::Unknown
     }
 }
 

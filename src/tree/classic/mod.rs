@@ -36,7 +36,9 @@ mod fixtures;
 use std::fmt;
 use std::str::FromStr;
 
-use super::classify::{BlockFacts, Classifier, Reason};
+use super::classify::{BlockFacts, Classifier, NodeFacts, Page, Reason};
+use super::kind::Layout;
+use super::Heuristic;
 
 /// One of the literature's methods, by its name in the config and on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -120,6 +122,47 @@ pub fn classifier(method: Method) -> Box<dyn Classifier> {
         Method::Boilerpipe => Box::new(boilerpipe::Boilerpipe),
         Method::BoilerpipeTree => Box::new(boilerpipe_tree::BoilerpipeTree),
         Method::LinkTemplate => Box::new(link_template::LinkTemplate),
+    }
+}
+
+/// One of the literature's methods: it judges a page by what the page holds (its blocks, their
+/// extents and texts, and for `link-template` its held neighbours' links), never by the tree's
+/// counts. Every method is a [`Classifier`] through it.
+pub trait PageMethod: Send + Sync {
+    /// The method's name in the config and on the command line.
+    const METHOD: Method;
+    /// True when the method reads the links of the page and of the domain's held pages
+    /// ([`Classifier::reads_links`]).
+    const READS_LINKS: bool = false;
+
+    /// One reason per block of `page` (`facts` in the same order), into `out`.
+    fn judge(&self, page: &Page<'_>, facts: &[BlockFacts<'_>], out: &mut Vec<Reason>);
+}
+
+/// A method as a classifier: it does not look at the page's kind ([`Layout::Unknown`]), and
+/// given block facts alone it has no evidence against any block.
+impl<M: PageMethod> Classifier for M {
+    fn heuristic(&self) -> Heuristic {
+        Heuristic::Classic(M::METHOD)
+    }
+
+    fn reads_links(&self) -> bool {
+        M::READS_LINKS
+    }
+
+    fn classify(&self, blocks: &[BlockFacts<'_>], _node: NodeFacts, out: &mut Vec<Reason>) {
+        without_page(blocks, out);
+    }
+
+    fn classify_page(
+        &self,
+        page: &Page<'_>,
+        facts: &[BlockFacts<'_>],
+        _node: NodeFacts,
+        out: &mut Vec<Reason>,
+    ) -> Layout {
+        self.judge(page, facts, out);
+        Layout::Unknown
     }
 }
 

@@ -9,10 +9,8 @@
 
 use super::ccb::Blurring;
 use super::sequence::{Anchors, Unit};
-use super::without_page;
-use crate::tree::classify::{BlockFacts, Classifier, NodeFacts, Page, Reason};
-use crate::tree::kind::Layout;
-use crate::tree::Heuristic;
+use super::{Method, PageMethod};
+use crate::tree::classify::{BlockFacts, Page, Reason};
 
 /// `tccb`: Content Code Blurring on tokens.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -29,24 +27,11 @@ impl Default for Tccb {
     }
 }
 
-impl Classifier for Tccb {
-    fn heuristic(&self) -> Heuristic {
-        Heuristic::Classic(super::Method::Tccb)
-    }
+impl PageMethod for Tccb {
+    const METHOD: Method = Method::Tccb;
 
-    fn classify(&self, blocks: &[BlockFacts<'_>], _node: NodeFacts, out: &mut Vec<Reason>) {
-        without_page(blocks, out);
-    }
-
-    fn classify_page(
-        &self,
-        page: &Page<'_>,
-        facts: &[BlockFacts<'_>],
-        _node: NodeFacts,
-        out: &mut Vec<Reason>,
-    ) -> Layout {
+    fn judge(&self, page: &Page<'_>, facts: &[BlockFacts<'_>], out: &mut Vec<Reason>) {
         self.0.classify(page, facts, out);
-        Layout::Unknown
     }
 }
 
