@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+use crate::bench::{process_cpu_seconds, thread_cpu_seconds};
 use crate::config::{Config, DomainCheck};
 use crate::engine::{Engine, EngineError, Input, Outcome};
 use crate::eval::{score_page, EvalAccumulator, PageLabels, RunReport, Snippets};
@@ -230,7 +231,7 @@ pub fn load(path: &Path) -> Result<Vec<CorpusPage>, CorpusError> {
 /// The result of evaluating one heuristic on one corpus.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Evaluation {
-    /// The scores.
+    /// The scores, with the run's CPU time per kB of HTML.
     pub report: RunReport,
     /// Pages skipped as duplicates (not emitted, so not scored).
     pub duplicates: u64,
@@ -269,7 +270,7 @@ pub fn evaluate_sharded(
     }
     let mut engine = Engine::open(&config)?;
     let topic = corpus_file(path).display().to_string();
-    let mut acc = EvalAccumulator::new();
+    let mut acc = Scorer::new();
     let mut batch: Vec<CorpusPage> = Vec::with_capacity(config.input.batch_size);
     let (mut duplicates, mut rejected) = (0, 0);
     let mut run = |batch: &mut Vec<CorpusPage>, engine: &mut Engine| -> Result<(), CorpusError> {
@@ -280,11 +281,11 @@ pub fn evaluate_sharded(
         let outcomes = engine.process_batch(&inputs, None)?;
         for (page, outcome) in batch.iter().zip(outcomes) {
             match outcome {
-                Outcome::Clean(record) => page.score_into(&mut acc, &record.text),
+                Outcome::Clean(record) => acc.push(page, &record.text),
                 Outcome::Duplicate { .. } => duplicates += 1,
                 Outcome::Rejected(_) => {
                     rejected += 1;
-                    page.score_into(&mut acc, "");
+                    acc.push(page, "");
                 }
             }
         }
@@ -300,11 +301,45 @@ pub fn evaluate_sharded(
     })?;
     run(&mut batch, &mut engine)?;
     Ok(Evaluation {
-        report: acc.finish(&heuristic.to_string()),
+        report: acc.finish(&heuristic.to_string(), engine.stats().html_bytes),
         duplicates,
         versions: engine.stats().versions,
         rejected,
     })
+}
+
+/// The scores of a run's pages as they come back, and the CPU time the pipeline spends on them:
+/// the process's CPU time since the scorer was made, less the time scoring took.
+struct Scorer {
+    acc: EvalAccumulator,
+    cpu_start: f64,
+    scoring: f64,
+}
+
+impl Scorer {
+    fn new() -> Scorer {
+        Scorer {
+            acc: EvalAccumulator::new(),
+            cpu_start: process_cpu_seconds(),
+            scoring: 0.0,
+        }
+    }
+
+    /// Scores the next page of the stream: its `text` against its gold, with its labels.
+    fn push(&mut self, page: &CorpusPage, text: &str) {
+        let started = thread_cpu_seconds();
+        page.score_into(&mut self.acc, text);
+        self.scoring += thread_cpu_seconds() - started;
+    }
+
+    /// The report labelled `label`, timed over `html_bytes` of HTML.
+    fn finish(self, label: &str, html_bytes: u64) -> RunReport {
+        let pipeline = (process_cpu_seconds() - self.cpu_start - self.scoring).max(0.0);
+        let mut report = self.acc.finish(label);
+        report.cpu_ms_per_kb =
+            (html_bytes > 0).then(|| pipeline * 1000.0 / (html_bytes as f64 / 1000.0));
+        report
+    }
 }
 
 /// The pages of a corpus through `jobs` shards over the fresh state of `config`, scored in file
@@ -317,7 +352,7 @@ fn evaluate_in_shards(
 ) -> Result<Evaluation, CorpusError> {
     let mut shards = Sharded::open(config, jobs)?;
     let topic = corpus_file(path).display().to_string();
-    let mut acc = EvalAccumulator::new();
+    let mut acc = Scorer::new();
     // Every page whose outcome has not come back (its record moved out), in file order.
     let mut waiting: std::collections::VecDeque<CorpusPage> = Default::default();
     let (mut duplicates, mut rejected) = (0, 0);
@@ -328,11 +363,11 @@ fn evaluate_in_shards(
             return Ok(());
         };
         match outcome {
-            Outcome::Clean(record) => page.score_into(&mut acc, &record.text),
+            Outcome::Clean(record) => acc.push(&page, &record.text),
             Outcome::Duplicate { .. } => duplicates += 1,
             Outcome::Rejected(_) => {
                 rejected += 1;
-                page.score_into(&mut acc, "");
+                acc.push(&page, "");
             }
         }
         Ok(())
@@ -353,7 +388,7 @@ fn evaluate_in_shards(
         .finish(&mut |outcome| score(&mut waiting, outcome))
         .map_err(shard_error)?;
     Ok(Evaluation {
-        report: acc.finish(&heuristic.to_string()),
+        report: acc.finish(&heuristic.to_string(), stats.html_bytes),
         duplicates,
         versions: stats.versions,
         rejected,

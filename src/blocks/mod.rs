@@ -56,6 +56,7 @@ mod markup;
 mod math;
 mod open;
 mod scan;
+mod skeleton;
 mod tags;
 mod text;
 mod tokenizer;
@@ -68,6 +69,7 @@ pub use head::{PageMeta, MAX_JSON_LD_BYTES, MAX_TYPES, MAX_VALUE_CHARS};
 pub use limits::ParseLimits;
 pub use marks::{Capture, Image, Link, Math};
 pub use markup::Hint;
+pub use skeleton::{PageLinks, MAX_HREFS, MAX_HREF_BYTES};
 pub use tokenizer::{PageStats, Tokenizer};
 
 /// One text block of a page, in document order.
@@ -138,6 +140,43 @@ pub struct Block {
     /// The block's formulas, in order, not overlapping: where their linear form stands in
     /// `text`, and their TeX source.
     pub math: Vec<Math>,
+    /// Where the block lies among the page's markup: its bytes in the page and the tags before
+    /// and inside it (the content/code view of the literature's classifiers).
+    pub extent: Extent,
+}
+
+/// Where a block lies in its page's bytes, and the markup counted up to it and inside it: the
+/// page as a sequence of code (tags) and content (text), as Content Code Blurring, the Document
+/// Slope Curve and Body Text Extraction read it.
+///
+/// Offsets are byte offsets in the page as given to the tokenizer (a noscript's text parsed in
+/// place has the offsets of its bytes in the page). Counts before a block are page totals from
+/// the page's start, so the markup between two blocks is the difference of their counts; the
+/// counts of a block are those between its first and last text run. Tags are the start and end
+/// tags the lexer reports (those inside dropped content such as `<svg>` too; comments and the
+/// raw text of `script` and `style` are no tags but lie in the bytes between blocks). Every
+/// count saturates at `u32::MAX`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Extent {
+    /// Offset of the block's first text run (the one that gave it its first visible character).
+    pub start: u32,
+    /// Offset just past its last text run; `start < end`.
+    pub end: u32,
+    /// Bytes of the block's text runs as written in the page (entities and white space
+    /// included); the rest of `start..end` is markup.
+    pub text_bytes: u32,
+    /// Tags on the page before the block's first text run.
+    pub tags_before: u32,
+    /// Tags between the block's first and last text runs (its inline elements).
+    pub tags: u32,
+    /// Of the tags before the block, `<a>` start and end tags.
+    pub anchor_tags_before: u32,
+    /// Of the block's tags, `<a>` start and end tags.
+    pub anchor_tags: u32,
+    /// Bytes of the `<a>` start and end tags before the block.
+    pub anchor_bytes_before: u32,
+    /// Bytes of the block's `<a>` start and end tags.
+    pub anchor_bytes: u32,
 }
 
 /// Why a page could not be split into blocks.

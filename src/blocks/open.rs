@@ -14,6 +14,8 @@ const MAX_SEGMENT_BYTES: usize = 32;
 struct Entry {
     key: TagKey,
     tag: Tag,
+    /// Document-order ordinal of the element.
+    ordinal: u32,
     /// An `<a href>` (with its target's id): text inside it is link text.
     link: Option<LinkId>,
     /// `<pre>` (or `listing`, `plaintext`): its text keeps its white space.
@@ -216,6 +218,7 @@ impl OpenElements {
         self.stack.push(Entry {
             key,
             tag,
+            ordinal,
             link,
             pre,
             code,
@@ -319,6 +322,12 @@ impl OpenElements {
     #[inline]
     pub(crate) fn top(&self) -> Option<Tag> {
         self.stack.last().map(|e| e.tag)
+    }
+
+    /// The ordinal of the innermost open element.
+    #[inline]
+    pub(crate) fn top_ordinal(&self) -> Option<u32> {
+        self.stack.last().map(|e| e.ordinal)
     }
 
     /// Removes an inline element at `index` without popping what is above it (an `<a>` start tag

@@ -25,11 +25,12 @@ use super::markup::{
 use super::math::MathReader;
 use super::open::OpenElements;
 use super::scan::{scan, Sink, TextKind};
+use super::skeleton::{PageLinks, Recorder};
 use super::tags::{
     classify, is_code, is_preformatted, tag_key, Tag, TagKey, BREAKOUT, CLOSES_SELECT,
 };
 use super::text::{decode_entities, BlockText};
-use super::{Block, BlockError};
+use super::{Block, BlockError, Extent};
 
 const KEY_P: TagKey = tag_key(b"p");
 const KEY_BR: TagKey = tag_key(b"br");
@@ -70,6 +71,13 @@ pub struct PageStats {
     pub elements: u32,
     /// True when the page had more than `ParseLimits::max_blocks` blocks and was cut.
     pub block_limit_hit: bool,
+    /// Tags lexed on the whole page, as counted in [`Extent`](super::Extent) (so the markup
+    /// after the last block is the page's total less that block's counts).
+    pub tags: u32,
+    /// Of them, `<a>` start and end tags.
+    pub anchor_tags: u32,
+    /// Bytes of those `<a>` tags.
+    pub anchor_bytes: u32,
 }
 
 /// Splits HTML pages into text blocks. Owns the scratch buffers, so reusing one `Tokenizer` for
@@ -78,6 +86,8 @@ pub struct PageStats {
 pub struct Tokenizer {
     limits: ParseLimits,
     state: State,
+    /// Record each page's elements and link targets ([`Tokenizer::record_links`]).
+    record_links: bool,
 }
 
 /// Dropped content being skipped: the element that started it and how deeply it nests.
@@ -125,6 +135,14 @@ struct State {
     /// The code language an open element around a `<pre>` names (`<div class="highlight-python">`,
     /// `<div class="language-rust highlighter-rouge">`), with that element's ordinal.
     wrapper_language: Option<(u32, String)>,
+    /// Tags lexed so far on the page, and of them `<a>` tags with their bytes.
+    tags: u32,
+    anchor_tags: u32,
+    anchor_bytes: u32,
+    /// The current block's extent in the page.
+    block_extent: Extent,
+    /// The page's elements and link targets, when recorded.
+    recorder: Recorder,
 }
 
 impl Tokenizer {
@@ -139,7 +157,24 @@ impl Tokenizer {
     pub fn with_capture(limits: ParseLimits, capture: Capture) -> Self {
         let mut state = State::default();
         state.marks.capture = capture;
-        Self { limits, state }
+        Self {
+            limits,
+            state,
+            record_links: false,
+        }
+    }
+
+    /// Records, from the next page on, each page's link targets and its elements' signatures in
+    /// the same pass ([`Tokenizer::take_links`]), when `on`; pages cost a little more.
+    pub fn record_links(&mut self, on: bool) {
+        self.record_links = on;
+    }
+
+    /// The link targets and element signatures of the page last passed to
+    /// [`blocks`](Tokenizer::blocks), when recorded (empty otherwise); a second call gives empty
+    /// ones.
+    pub fn take_links(&mut self) -> PageLinks {
+        self.state.recorder.take()
     }
 
     /// The limits this tokenizer applies.
@@ -152,6 +187,9 @@ impl Tokenizer {
         PageStats {
             elements: self.state.elements,
             block_limit_hit: self.state.stopped,
+            tags: self.state.tags,
+            anchor_tags: self.state.anchor_tags,
+            anchor_bytes: self.state.anchor_bytes,
         }
     }
 
@@ -185,6 +223,7 @@ impl Tokenizer {
         let limits = &self.limits;
         let state = &mut self.state;
         state.reset();
+        state.recorder.reset(self.record_links);
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             let mut pass = Pass {
                 state: &mut *state,
@@ -259,6 +298,7 @@ impl<'a> Pass<'a, '_> {
 
 impl<'a> Sink<'a> for Pass<'a, '_> {
     fn tag(&mut self, tag: TagToken<'a>) -> bool {
+        self.state.count_tag(&tag);
         if tag.end {
             self.state.end_tag(tag.name, self.limits);
         } else {
@@ -273,7 +313,7 @@ impl<'a> Sink<'a> for Pass<'a, '_> {
             TextKind::Data | TextKind::PlainText if state.dropping.is_none() => {
                 let text = self.text_of(start, end);
                 self.state
-                    .push_node(&text, kind == TextKind::Data, self.limits);
+                    .push_node(&text, kind == TextKind::Data, self.limits, (start, end));
             }
             TextKind::Data | TextKind::Script if state.math.active() => {
                 let text = self.text_of(start, end);
@@ -362,11 +402,53 @@ impl State {
         self.marks.reset();
         self.math.reset();
         self.wrapper_language = None;
+        self.tags = 0;
+        self.anchor_tags = 0;
+        self.anchor_bytes = 0;
+        self.block_extent = Extent::default();
+    }
+
+    /// Counts a lexed tag for the blocks' extents.
+    #[inline]
+    fn count_tag(&mut self, tag: &TagToken<'_>) {
+        self.tags = self.tags.saturating_add(1);
+        if let [b'a' | b'A'] = tag.name {
+            // `<a` and its attributes up to `>`, or `</a>`.
+            let bytes = if tag.end { 4 } else { 2 + tag.attrs.len() };
+            self.anchor_tags = self.anchor_tags.saturating_add(1);
+            self.anchor_bytes = self
+                .anchor_bytes
+                .saturating_add(u32::try_from(bytes).unwrap_or(u32::MAX));
+        }
+    }
+
+    /// Notes a text run at page bytes `run` in the current block's extent: the run that gives
+    /// the block its first visible character starts it, every later one extends it.
+    #[inline]
+    fn extend_block(&mut self, started: bool, (start, end): (usize, usize)) {
+        let offset = |at: usize| u32::try_from(at).unwrap_or(u32::MAX);
+        let extent = &mut self.block_extent;
+        if started {
+            *extent = Extent {
+                start: offset(start),
+                tags_before: self.tags,
+                anchor_tags_before: self.anchor_tags,
+                anchor_bytes_before: self.anchor_bytes,
+                ..Extent::default()
+            };
+        }
+        extent.end = offset(end);
+        extent.text_bytes = extent
+            .text_bytes
+            .saturating_add(offset(end.saturating_sub(start)));
+        extent.tags = self.tags - extent.tags_before;
+        extent.anchor_tags = self.anchor_tags - extent.anchor_tags_before;
+        extent.anchor_bytes = self.anchor_bytes - extent.anchor_bytes_before;
     }
 
     /// Appends the raw text of one text node to the current block.
     #[inline(always)]
-    fn push_node(&mut self, raw: &str, decode: bool, limits: &ParseLimits) {
+    fn push_node(&mut self, raw: &str, decode: bool, limits: &ParseLimits, run: (usize, usize)) {
         let text: Cow<'_, str> = if decode {
             decode_entities(raw)
         } else {
@@ -406,6 +488,9 @@ impl State {
                 (Some(ordinal), Some((at, language))) if ordinal == *at => Some(language.clone()),
                 _ => None,
             };
+        }
+        if !self.text.is_empty() {
+            self.extend_block(was_empty, run);
         }
     }
 
@@ -502,6 +587,7 @@ impl State {
                 links,
                 images,
                 math,
+                extent: self.block_extent,
             });
         }
     }
@@ -571,6 +657,13 @@ impl State {
             self.finish_block(limits);
         }
         self.implied_end_tags(tag);
+        if self.recorder.on() {
+            let parent = self.open.top_ordinal();
+            self.recorder.element(ordinal, parent, name, token.attrs);
+            if key == KEY_A && href {
+                self.recorder.link(token.attrs);
+            }
+        }
         if token.roles & ROLE_MATH_COPY != 0
             && matches!(tag, Tag::Inline | Tag::ClosesP | Tag::Other)
             && !self_closing

@@ -7,9 +7,9 @@ use std::time::Instant;
 use anyhow::Context;
 use urltree::config::Config;
 use urltree::corpus::{self, Evaluation};
-use urltree::eval::SummaryTable;
 use urltree::eval::{self, RunReport};
-use urltree::tree::{Heuristic, Rules};
+use urltree::eval::{MetricsTable, SummaryTable};
+use urltree::tree::{Heuristic, HeuristicParseError, Rules};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -17,9 +17,11 @@ pub struct Args {
     /// set in it, by name); repeat for several.
     #[arg(long, required = true)]
     corpus: Vec<PathBuf>,
-    /// Heuristic to evaluate; repeat to compare several (default: the configured one).
+    /// Heuristic to evaluate; repeat to compare several on the same stream, or `all` for every
+    /// classifier (`hybrid`, the paper's four, the literature's methods) in one table
+    /// (default: the configured one).
     #[arg(long)]
-    heuristic: Vec<Heuristic>,
+    heuristic: Vec<HeuristicArg>,
     /// Write the results as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -40,6 +42,24 @@ pub struct Args {
     ablate: bool,
 }
 
+/// A `--heuristic` value: one heuristic, or every classifier.
+#[derive(Clone, Debug)]
+enum HeuristicArg {
+    One(Heuristic),
+    All,
+}
+
+impl std::str::FromStr for HeuristicArg {
+    type Err = HeuristicParseError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "all" => Ok(HeuristicArg::All),
+            _ => s.parse().map(HeuristicArg::One),
+        }
+    }
+}
+
 /// One configuration evaluated on every corpus: a heuristic, or `hybrid` with a rule off.
 struct Variant {
     label: String,
@@ -57,11 +77,21 @@ struct CorpusResult {
 }
 
 pub fn run(args: Args, config: Config) -> anyhow::Result<ExitCode> {
-    let heuristics = if args.heuristic.is_empty() {
-        vec![config.tree.heuristic]
-    } else {
-        args.heuristic.clone()
-    };
+    let mut heuristics = Vec::new();
+    for choice in &args.heuristic {
+        let chosen = match choice {
+            HeuristicArg::One(heuristic) => vec![*heuristic],
+            HeuristicArg::All => Heuristic::every(),
+        };
+        for heuristic in chosen {
+            if !heuristics.contains(&heuristic) {
+                heuristics.push(heuristic);
+            }
+        }
+    }
+    if heuristics.is_empty() {
+        heuristics.push(config.tree.heuristic);
+    }
     let jobs = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, usize::from),
         usize::from,
@@ -171,6 +201,20 @@ pub fn run(args: Args, config: Config) -> anyhow::Result<ExitCode> {
         };
         println!("== F1 (word LCS) over {} corpora", results.len());
         print!("{}", table.render());
+        if variants.len() > 1 {
+            let metrics = MetricsTable::of(
+                results
+                    .iter()
+                    .map(|r| r.runs.as_slice())
+                    .collect::<Vec<_>>()
+                    .as_slice(),
+            );
+            println!(
+                "== every measure, macro over {} corpora (σ: the standard deviation of the pages' F1; ms/kB: CPU milliseconds of the pipeline per kB of HTML)",
+                results.len()
+            );
+            print!("{}", metrics.render());
+        }
         if args.ablate {
             println!("== ablation: the change in F1 when each hybrid rule is off");
             print!("{}", table.render_deltas());

@@ -2,9 +2,10 @@
 //! and one reason per block from the configured [`Classifier`].
 
 use super::lookup::Evidence;
-use crate::blocks::Block;
+use crate::blocks::{Block, PageStats};
+use crate::tree::classic::link_template::Linked;
 use crate::tree::kind::Layout;
-use crate::tree::{BlockFacts, Classifier, NodeFacts, Reason};
+use crate::tree::{BlockFacts, Classifier, NodeFacts, Page, Reason};
 
 /// What the classifier is told of each block, in block order; `title` is the page's title.
 pub(super) fn facts<'b>(
@@ -58,16 +59,22 @@ fn contains_words(outer: &str, inner: &str) -> bool {
         .any(|(i, _)| i == 0 || outer.as_bytes()[i - 1] == b' ')
 }
 
-/// One reason per block, in block order, and how the classifier found the main content laid
-/// out.
+/// One reason per block, in block order, for a page of `html_bytes` bytes whose tokenizer facts
+/// are `stats`, with what its mutually linked pages say of it (`link-template`), and how the
+/// classifier found the main content laid out.
 pub(super) fn classify(
     classifier: &dyn Classifier,
     blocks: &[Block],
+    (html_bytes, stats, linked): (usize, PageStats, Option<&Linked>),
     evidence: &Evidence,
     title: Option<&str>,
 ) -> (Vec<Reason>, Layout) {
     let mut reasons = Vec::with_capacity(blocks.len());
     let layout = classifier.classify_page(
+        &Page {
+            linked,
+            ..Page::new(blocks, html_bytes, stats)
+        },
         &facts(blocks, evidence, title),
         NodeFacts {
             support: evidence.choice.support,

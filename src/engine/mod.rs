@@ -4,7 +4,8 @@
 //!    **dup**licate, split the page into **blocks**;
 //! 2. `learn`: build the page's fingerprint, insert it into the tree and **forget** what
 //!    retention says;
-//! 3. `lookup`: **look up** the deciding node and the counts the classifier reads there;
+//! 3. `lookup`: **look up** the deciding node and the counts the classifier reads there (and,
+//!    for `link-template`, the held pages the page links to: `links`);
 //! 4. `classify`: **classify** every block with the configured [`Classifier`];
 //! 5. `assemble`: **assemble** the clean-text record.
 //!
@@ -17,6 +18,7 @@ mod admit;
 mod assemble;
 mod classify;
 mod learn;
+mod links;
 mod lookup;
 mod page;
 mod stateless;
@@ -180,6 +182,7 @@ pub struct Engine {
     keyer: UrlKeyer,
     tokenizer: Tokenizer,
     classifier: Box<dyn Classifier>,
+    links: links::LinkIndex,
     retention: Retention,
     max_record_bytes: usize,
     domain_check: DomainCheck,
@@ -191,10 +194,14 @@ pub struct Engine {
 impl Engine {
     /// Opens the state and builds the pipeline described by `config` (already validated).
     pub fn open(config: &Config) -> Result<Engine, EngineError> {
+        let classifier = classifier(config.tree.heuristic, config.tree.rules);
+        let mut tokenizer = Tokenizer::with_capture(config.parse.clone(), config.output.capture());
+        tokenizer.record_links(classifier.reads_links());
         Ok(Engine {
             keyer: keyer(config)?,
-            tokenizer: Tokenizer::with_capture(config.parse.clone(), config.output.capture()),
-            classifier: classifier(config.tree.heuristic, config.tree.rules),
+            tokenizer,
+            classifier,
+            links: links::LinkIndex::default(),
             retention: config.retention,
             max_record_bytes: config.input.max_record_bytes,
             domain_check: config.input.domain_check,
@@ -294,6 +301,7 @@ impl Engine {
             keyer: &self.keyer,
             tokenizer: &mut self.tokenizer,
             classifier: self.classifier.as_ref(),
+            links: &mut self.links,
             retention: self.retention,
             max_record_bytes: self.max_record_bytes,
             domain_check: self.domain_check,

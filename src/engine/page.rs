@@ -8,12 +8,14 @@ use std::convert::Infallible;
 use super::admit::{self, HeldDoc, Rejection};
 use super::assemble::{self, Classified};
 use super::learn::Learned;
+use super::links::{self, LinkIndex, PageProfile};
 use super::lookup::Evidence;
 use super::{classify, learn, lookup, Change, Input, Outcome, Stats};
 use crate::blocks::{Block, Tokenizer};
 use crate::config::{DomainCheck, OutputOptions};
 use crate::record::DeadLetter;
 use crate::state::{StateError, Txn};
+use crate::tree::classic::link_template::Linked;
 use crate::tree::{Branch, Classifier, Fingerprint, NodeId, Retention};
 use crate::urlkey::{UrlKey, UrlKeyer};
 use time::format_description::well_known::Rfc3339;
@@ -60,6 +62,15 @@ pub(super) trait Tree {
         blocks: &[Block],
         learned: &Learned,
     ) -> Result<Evidence, Self::Error>;
+
+    /// `link-template`: notes the link identity of the page just learned in `links`, then what
+    /// the held pages of `domain` it links to say of it.
+    fn linked(
+        &mut self,
+        links: &mut LinkIndex,
+        domain: NodeId,
+        page: &PageProfile,
+    ) -> Result<Linked, Self::Error>;
 }
 
 /// The stored tree, through a batch's transaction.
@@ -98,6 +109,20 @@ impl Tree for Txn<'_> {
         learned: &Learned,
     ) -> Result<Evidence, StateError> {
         lookup::look_up(self, classifier, branch, blocks, learned)
+    }
+
+    fn linked(
+        &mut self,
+        links: &mut LinkIndex,
+        domain: NodeId,
+        page: &PageProfile,
+    ) -> Result<Linked, StateError> {
+        if let Some(profile) = &page.profile {
+            let meta = self.domain(domain)?;
+            let seq = meta.next_seq.saturating_sub(1);
+            links.insert(self, domain, (profile.id, seq), meta.first_seq)?;
+        }
+        links.look_up(self, domain, page)
     }
 }
 
@@ -141,6 +166,19 @@ impl Tree for Alone {
     ) -> Result<Evidence, Infallible> {
         Ok(lookup::alone(classifier, branch, blocks, learned))
     }
+
+    /// A lone page links to no held page.
+    fn linked(
+        &mut self,
+        _: &mut LinkIndex,
+        _: NodeId,
+        page: &PageProfile,
+    ) -> Result<Linked, Infallible> {
+        Ok(Linked {
+            blocks: page.blocks.clone(),
+            template: None,
+        })
+    }
 }
 
 /// The engine's parts one batch works with.
@@ -148,6 +186,7 @@ pub(super) struct PageContext<'e> {
     pub keyer: &'e UrlKeyer,
     pub tokenizer: &'e mut Tokenizer,
     pub classifier: &'e dyn Classifier,
+    pub links: &'e mut LinkIndex,
     pub retention: Retention,
     pub max_record_bytes: usize,
     pub domain_check: DomainCheck,
@@ -194,6 +233,11 @@ impl PageContext<'_> {
             Err(rejection) => return Ok(self.reject(input, rejection)),
         };
         let meta = self.tokenizer.take_meta();
+        let page_stats = self.tokenizer.stats();
+        let page_links = self
+            .classifier
+            .reads_links()
+            .then(|| links::profile(self.keyer, &page, &blocks, &self.tokenizer.take_links()));
         let (mut time_ms, clamped) = learn::event_time_ms(&page, input.timestamp_ms);
         let mut warnings = std::mem::take(&mut page.warnings);
         self.stats.dropped_fields += warnings.len() as u64;
@@ -225,7 +269,10 @@ impl PageContext<'_> {
                 rfc3339_ms(time_ms),
             ));
         }
-        let learned = learn::fingerprint(&key, &branch, &blocks, time_ms);
+        let mut learned = learn::fingerprint(&key, &branch, &blocks, time_ms);
+        if let Some(profile) = page_links.as_ref().and_then(|p| p.profile.clone()) {
+            learned.fp = learned.fp.with_links(profile);
+        }
         if let Some((seq, old)) = held {
             if admit::is_duplicate(&old, &learned.fp) {
                 return Ok(Outcome::Duplicate {
@@ -245,9 +292,19 @@ impl PageContext<'_> {
             input.source.offset,
             self.changes,
         )?;
+        let linked = match &page_links {
+            Some(page_links) => Some(tree.linked(self.links, branch.root(), page_links)?),
+            None => None,
+        };
         let evidence = tree.look_up(self.classifier, &branch, &blocks, &learned)?;
         let title = page.title.as_deref().or(meta.title.as_deref());
-        let (reasons, layout) = classify::classify(self.classifier, &blocks, &evidence, title);
+        let (reasons, layout) = classify::classify(
+            self.classifier,
+            &blocks,
+            (page.html.len(), page_stats, linked.as_ref()),
+            &evidence,
+            title,
+        );
         self.stats.html_bytes += page.html.len() as u64;
         let (mut record, tally) = assemble::record(
             Classified {

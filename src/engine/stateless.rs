@@ -3,6 +3,7 @@
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
+use super::links::LinkIndex;
 use super::page::{Alone, PageContext};
 use super::{keyer, Input, Outcome, Stats};
 use crate::blocks::Tokenizer;
@@ -20,6 +21,8 @@ pub struct Stateless {
     keyer: UrlKeyer,
     tokenizer: Tokenizer,
     classifier: Box<dyn Classifier>,
+    /// Never holds a page: a lone page links to none (`link-template` judges it alone).
+    links: LinkIndex,
     max_record_bytes: usize,
     domain_check: DomainCheck,
     output: OutputOptions,
@@ -30,10 +33,14 @@ impl Stateless {
     /// Builds the pipeline `config` describes (already validated); its `[state]` and
     /// `[retention]` are not used.
     pub fn new(config: &Config) -> Result<Stateless, RulesError> {
+        let classifier = classifier(config.tree.heuristic, config.tree.rules);
+        let mut tokenizer = Tokenizer::with_capture(config.parse.clone(), config.output.capture());
+        tokenizer.record_links(classifier.reads_links());
         Ok(Stateless {
             keyer: keyer(config)?,
-            tokenizer: Tokenizer::with_capture(config.parse.clone(), config.output.capture()),
-            classifier: classifier(config.tree.heuristic, config.tree.rules),
+            tokenizer,
+            classifier,
+            links: LinkIndex::default(),
             max_record_bytes: config.input.max_record_bytes,
             domain_check: config.input.domain_check,
             output: config.output.clone(),
@@ -67,6 +74,7 @@ impl Stateless {
             keyer: &self.keyer,
             tokenizer: &mut self.tokenizer,
             classifier: self.classifier.as_ref(),
+            links: &mut self.links,
             retention: Retention::default(),
             max_record_bytes: self.max_record_bytes,
             domain_check: self.domain_check,

@@ -144,7 +144,13 @@ fn stream(
         assert!(admit::is_duplicate(&held, &learned.fp));
         let evidence =
             lookup::look_up(&mut txn, classifier.as_ref(), &branch, &blocks, &learned).unwrap();
-        let (reasons, layout) = classify::classify(classifier.as_ref(), &blocks, &evidence, None);
+        let (reasons, layout) = classify::classify(
+            classifier.as_ref(),
+            &blocks,
+            (page.html.len(), tokenizer.stats(), None),
+            &evidence,
+            None,
+        );
         let (record, tally) = assemble::record(
             Classified {
                 page,

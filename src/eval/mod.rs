@@ -1,7 +1,8 @@
 //! Quality measure of extracted text against a gold main text (DESIGN §8): word tokens, their
-//! longest common subsequence, per-page precision/recall/F1 and bag-of-words F1, aggregation over
-//! a stream (overall, per domain, cold start, cumulative moving average), a plain-text table, JSON,
-//! and an SVG plot of the curves.
+//! longest common subsequence, per-page precision/recall/F1 and bag-of-words F1, Gottron's
+//! character-LCS and set-of-words F1, aggregation over a stream (overall, per domain, cold start,
+//! cumulative moving average, stability), a plain-text table, JSON, and an SVG plot of the
+//! curves.
 
 pub mod lcs;
 pub mod plot;
@@ -22,7 +23,7 @@ pub use report::{
 };
 pub use score::{score_ids, score_page, PageScore};
 pub use snippets::{SnippetCheck, Snippets};
-pub use summary::SummaryTable;
+pub use summary::{MetricsTable, SummaryTable};
 pub use tokens::{word_tokens, Interner};
 
 /// Errors of reading evaluation results back.

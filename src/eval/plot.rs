@@ -360,6 +360,8 @@ mod tests {
             recall: f1,
             f1,
             f1_bow: f1,
+            f1_chars: f1,
+            f1_set: f1,
             extracted_tokens: 1,
             gold_tokens: 1,
         }

@@ -41,6 +41,16 @@ pub struct Summary {
     /// Mean LCS F1 over the first [`WARM_UP_PAGES`] pages of each domain.
     #[serde(default)]
     pub first100_f1: f64,
+    /// Mean F1 on the LCS of characters (Gottron 2008).
+    #[serde(default)]
+    pub f1_chars: f64,
+    /// Mean F1 of the sets of words (Gottron 2008).
+    #[serde(default)]
+    pub f1_set: f64,
+    /// Stability: the standard deviation of the pages' LCS F1 (Gottron 2008; the population's,
+    /// 0 for fewer than two pages).
+    #[serde(default)]
+    pub f1_stddev: f64,
 }
 
 /// A domain's [`Summary`] (flattened in JSON) with its own curve.
@@ -66,6 +76,10 @@ pub struct RunReport {
     pub per_domain: Vec<DomainSummary>,
     /// Cumulative moving average of F1 over the whole stream, downsampled by [`downsample`].
     pub curve: Vec<f64>,
+    /// CPU milliseconds the pipeline spent per kB of HTML (Gottron's time per kB), when the run
+    /// was timed.
+    #[serde(default)]
+    pub cpu_ms_per_kb: Option<f64>,
     /// One entry per page type, by name, when the corpus labels its pages with one
     /// (`page_type`); empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -187,6 +201,9 @@ struct Sums {
     rest_f1: f64,
     first100_n: usize,
     first100_f1: f64,
+    f1_sq: f64,
+    f1_chars: f64,
+    f1_set: f64,
 }
 
 impl Sums {
@@ -197,6 +214,9 @@ impl Sums {
         self.precision += unit(score.precision);
         self.recall += unit(score.recall);
         self.f1_bow += unit(score.f1_bow);
+        self.f1_sq += f1 * f1;
+        self.f1_chars += unit(score.f1_chars);
+        self.f1_set += unit(score.f1_set);
         if index_in_domain < COLD_START_PAGES {
             self.first_n += 1;
             self.first_f1 += f1;
@@ -221,6 +241,12 @@ impl Sums {
             first10_f1: mean(self.first_f1, self.first_n),
             rest_f1: (self.rest_n > 0).then(|| self.rest_f1 / self.rest_n as f64),
             first100_f1: mean(self.first100_f1, self.first100_n),
+            f1_chars: mean(self.f1_chars, self.pages),
+            f1_set: mean(self.f1_set, self.pages),
+            f1_stddev: {
+                let m = mean(self.f1, self.pages);
+                (mean(self.f1_sq, self.pages) - m * m).max(0.0).sqrt()
+            },
         }
     }
 }
@@ -332,6 +358,7 @@ impl EvalAccumulator {
             overall: self.overall.summary(),
             per_domain,
             curve: downsample(&self.curve),
+            cpu_ms_per_kb: None,
             per_type,
             snippets: self.snippets,
         }
@@ -339,7 +366,9 @@ impl EvalAccumulator {
 }
 
 /// Column headings of the tables after the first (name) column.
-const HEADINGS: [&str; 7] = ["pages", "F1 LCS", "P", "R", "BOW F1", "first-10", "rest F1"];
+const HEADINGS: [&str; 10] = [
+    "pages", "F1 LCS", "P", "R", "BOW F1", "char F1", "set F1", "σ F1", "first-10", "rest F1",
+];
 
 /// An aligned plain-text table: for each run its overall line and its `max_domains` domains
 /// with most pages; when there are several runs, then a comparison with one row per run.
@@ -412,13 +441,16 @@ fn write_rows(out: &mut String, first: &str, rows: &[(String, &Summary)]) {
             .map_or_else(|| "-".to_owned(), |r| format!("{r:.3}"));
         let _ = writeln!(
             out,
-            "{} {:>7} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9}",
+            "{} {:>7} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9}",
             pad(name),
             s.pages,
             s.f1_lcs,
             s.precision,
             s.recall,
             s.f1_bow,
+            s.f1_chars,
+            s.f1_set,
+            s.f1_stddev,
             s.first10_f1,
             rest
         );
@@ -450,6 +482,8 @@ mod tests {
             recall: f1,
             f1,
             f1_bow: f1,
+            f1_chars: f1,
+            f1_set: f1,
             extracted_tokens: 10,
             gold_tokens: 10,
         }
@@ -478,6 +512,13 @@ mod tests {
         assert_eq!(r.heuristic, "strict");
         assert_eq!(r.overall.pages, 15);
         assert!(close(r.overall.f1_lcs, 12.5 / 15.0));
+        // Stability: 11 pages of 1.0, one of 0.0, three of 0.5 about their mean 12.5/15.
+        let mean: f64 = 12.5 / 15.0;
+        let var =
+            (11.0 * (1.0 - mean) * (1.0 - mean) + mean * mean + 3.0 * (0.5 - mean) * (0.5 - mean))
+                / 15.0;
+        assert!(close(r.overall.f1_stddev, var.sqrt()));
+        assert!(close(r.per_domain[1].summary.f1_stddev, 0.0));
         // First 10 of a (all 1.0) and the 3 of b (0.5): 11.5 / 13; rest = a's pages 11, 12.
         assert!(close(r.overall.first10_f1, 11.5 / 13.0));
         assert!(close(r.overall.rest_f1.unwrap(), 0.5));
@@ -553,7 +594,14 @@ mod tests {
         let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
         assert_eq!(
             keys,
-            ["corpus", "curve", "heuristic", "overall", "per_domain"]
+            [
+                "corpus",
+                "cpu_ms_per_kb",
+                "curve",
+                "heuristic",
+                "overall",
+                "per_domain"
+            ]
         );
         assert_eq!(v["heuristic"], "strict");
         assert_eq!(v["per_domain"][1]["domain"], "b.org");

@@ -1,10 +1,11 @@
 //! Per-page quality: precision, recall and F1 of extracted text against the gold main text, on
-//! the longest common subsequence of word tokens, plus the bag-of-words F1.
+//! the longest common subsequence of word tokens, plus the bag-of-words F1 and, after Gottron
+//! (2008), the F1 of the longest common subsequence of characters and of the sets of words.
 
 use serde::{Deserialize, Serialize};
 
 use super::lcs::lcs_len;
-use super::tokens::Interner;
+use super::tokens::{lower, word_runs, Interner};
 
 /// The quality of one page. All ratios are finite and in `0..=1`; when both texts have no token
 /// all of them are 1, when exactly one has none they are 0.
@@ -18,21 +19,47 @@ pub struct PageScore {
     pub f1: f64,
     /// F1 of the multiset overlap of the tokens (order ignored).
     pub f1_bow: f64,
+    /// F1 on the longest common subsequence of characters: those of the word tokens,
+    /// lower-cased, one space between words (so white space and punctuation are not compared).
+    #[serde(default)]
+    pub f1_chars: f64,
+    /// F1 of the overlap of the sets of distinct tokens (order and repetition ignored).
+    #[serde(default)]
+    pub f1_set: f64,
     /// Number of word tokens of the extracted text.
     pub extracted_tokens: usize,
     /// Number of word tokens of the gold text.
     pub gold_tokens: usize,
 }
 
-/// Scores `extracted` against `gold` on their word tokens (see `tokens::word_tokens`).
+/// Scores `extracted` against `gold` on their word tokens (see `tokens::word_tokens`) and their
+/// characters.
 pub fn score_page(extracted: &str, gold: &str) -> PageScore {
     let mut interner = Interner::new();
     let e = interner.tokenize(extracted);
     let g = interner.tokenize(gold);
-    score_ids(&e, &g)
+    let mut score = score_ids(&e, &g);
+    let (ce, cg) = (word_chars(extracted), word_chars(gold));
+    score.f1_chars = ratios(lcs_len(&ce, &cg), ce.len(), cg.len()).2;
+    score
 }
 
-/// Scores two token-id sequences made by one shared interner (equal ids = equal tokens).
+/// The characters of the word tokens of `text`, lower-cased, with one space between words, as
+/// code points.
+fn word_chars(text: &str) -> Vec<u32> {
+    let mut chars = Vec::with_capacity(text.len());
+    for run in word_runs(text) {
+        if !chars.is_empty() {
+            chars.push(u32::from(' '));
+        }
+        chars.extend(lower(run).chars().map(u32::from));
+    }
+    chars
+}
+
+/// Scores two token-id sequences made by one shared interner (equal ids = equal tokens) on the
+/// word measures. The character measure needs the texts ([`score_page`]): here `f1_chars` is
+/// that of the sequences of ids, the word-LCS F1.
 pub fn score_ids(extracted: &[u32], gold: &[u32]) -> PageScore {
     let (precision, recall, f1) = ratios(lcs_len(extracted, gold), extracted.len(), gold.len());
     let (_, _, f1_bow) = ratios(
@@ -40,14 +67,26 @@ pub fn score_ids(extracted: &[u32], gold: &[u32]) -> PageScore {
         extracted.len(),
         gold.len(),
     );
+    let (e, g) = (distinct(extracted), distinct(gold));
+    let (_, _, f1_set) = ratios(multiset_overlap(&e, &g), e.len(), g.len());
     PageScore {
         precision,
         recall,
         f1,
         f1_bow,
+        f1_chars: f1,
+        f1_set,
         extracted_tokens: extracted.len(),
         gold_tokens: gold.len(),
     }
+}
+
+/// The distinct ids of `ids`, sorted.
+fn distinct(ids: &[u32]) -> Vec<u32> {
+    let mut set = ids.to_vec();
+    set.sort_unstable();
+    set.dedup();
+    set
 }
 
 /// Precision, recall and F1 of `common` shared tokens, with the empty-text rules.
@@ -110,6 +149,23 @@ mod tests {
     }
 
     #[test]
+    fn characters_and_sets_hand_computed() {
+        // Characters: "cats sat" against "the cat sat" (8 and 11): LCS "cat sat" = 7.
+        let s = score_page("Cats, sat!", "the cat sat");
+        assert!(close(s.f1_chars, 2.0 * 7.0 / (8.0 + 11.0)));
+        // Sets: {a, b} against {a, c}: one shared of two each, whatever the repetitions.
+        let s = score_page("a a a b", "a c c");
+        assert!(close(s.f1_set, 0.5));
+        assert!(close(
+            s.f1_bow,
+            2.0 * (1.0 / 4.0) * (1.0 / 3.0) / (1.0 / 4.0 + 1.0 / 3.0)
+        ));
+        // A word split in two differs by one space: near 1 on characters, 0 on words.
+        let s = score_page("data base", "database");
+        assert!(s.f1_chars > 0.9 && s.f1 == 0.0);
+    }
+
+    #[test]
     fn order_matters_for_lcs_not_for_bag_of_words() {
         let s = score_page("mat on cat the", "the cat on mat");
         assert!(close(s.precision, 0.25));
@@ -135,12 +191,14 @@ mod tests {
             (both.precision, both.recall, both.f1, both.f1_bow),
             (1.0, 1.0, 1.0, 1.0)
         );
+        assert_eq!((both.f1_chars, both.f1_set), (1.0, 1.0));
         for (e, g) in [("", "gold text"), ("some output", "!!!")] {
             let s = score_page(e, g);
             assert_eq!(
                 (s.precision, s.recall, s.f1, s.f1_bow),
                 (0.0, 0.0, 0.0, 0.0)
             );
+            assert_eq!((s.f1_chars, s.f1_set), (0.0, 0.0));
         }
         let disjoint = score_page("alpha beta", "gamma");
         assert_eq!((disjoint.f1, disjoint.f1_bow), (0.0, 0.0));
@@ -153,5 +211,6 @@ mod tests {
             (s.precision, s.recall, s.f1, s.f1_bow),
             (1.0, 1.0, 1.0, 1.0)
         );
+        assert_eq!((s.f1_chars, s.f1_set), (1.0, 1.0));
     }
 }

@@ -137,7 +137,7 @@ impl<'s> Txn<'s> {
     }
 
     /// The retained document at `seq` of `domain`, if any, including this batch's changes.
-    fn doc(&mut self, domain: NodeId, seq: u64) -> Result<Option<Fingerprint>, StateError> {
+    pub fn doc(&mut self, domain: NodeId, seq: u64) -> Result<Option<Fingerprint>, StateError> {
         let key = keys::doc_key(domain, seq);
         let bytes = match self.docs.get(&key) {
             Some(pending) => pending.clone(),

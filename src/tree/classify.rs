@@ -4,13 +4,16 @@
 //!
 //! A classifier sees a page as [`BlockFacts`] (what the page and the tree say of each block) and
 //! the deciding node as [`NodeFacts`], and gives each block a [`Reason`] whose [`Label`] is the
-//! verdict. Pure decisions, free of I/O.
+//! verdict. The literature's methods ([`super::classic`]) read the page itself as well, its
+//! blocks' text and the markup around them: the engine hands every classifier the [`Page`] too.
+//! Pure decisions, free of I/O.
 
+use super::classic;
 use super::heuristic::{Choice, Heuristic, Label};
 use super::hybrid::{Hybrid, Rules};
 use super::kind::Layout;
-use crate::blocks::Block;
 pub use crate::blocks::Hint;
+use crate::blocks::{Block, PageStats};
 
 /// Decides which blocks of a page are content.
 ///
@@ -35,29 +38,70 @@ pub trait Classifier: Send + Sync {
         false
     }
 
+    /// True when the classifier reads what the domain's mutually linked pages say of a page
+    /// ([`Page::linked`]): the engine then records each page's links and element signatures,
+    /// keeps them with its fingerprint and looks up the pages it links to.
+    fn reads_links(&self) -> bool {
+        false
+    }
+
     /// Classifies the blocks of one page at the chosen node; `out` is cleared and receives one
     /// reason per block, in order.
     fn classify(&self, blocks: &[BlockFacts<'_>], node: NodeFacts, out: &mut Vec<Reason>);
 
-    /// [`Classifier::classify`], and how the main content it kept is laid out (one text, posts,
-    /// sections, a listing's items), the structural evidence of the page's kind; the default
-    /// does not look ([`Layout::Unknown`]).
+    /// Classifies the blocks of one page with the page itself at hand (`facts` are those of
+    /// `page.blocks`, in order); the engine calls this. Returns how the main content kept is
+    /// laid out (one text, posts, sections, a listing's items), the structural evidence of the
+    /// page's kind. The default judges the facts alone, as the paper's rule does, and does not
+    /// look at the layout ([`Layout::Unknown`]); the literature's methods read the page.
     fn classify_page(
         &self,
-        blocks: &[BlockFacts<'_>],
+        page: &Page<'_>,
+        facts: &[BlockFacts<'_>],
         node: NodeFacts,
         out: &mut Vec<Reason>,
     ) -> Layout {
-        self.classify(blocks, node, out);
+        let _ = page;
+        self.classify(facts, node, out);
         Layout::Unknown
     }
 }
 
+/// The page a classifier judges, as the tokenizer gave it.
+#[derive(Clone, Copy, Debug)]
+pub struct Page<'a> {
+    /// The page's blocks, in document order: their text, element paths and extents in the
+    /// markup.
+    pub blocks: &'a [Block],
+    /// The page's length in bytes (the markup after its last block ends there).
+    pub html_bytes: usize,
+    /// The tokenizer's facts of the whole page (its tag totals).
+    pub stats: PageStats,
+    /// What the domain's mutually linked pages say of the page, for a classifier that
+    /// [reads links](Classifier::reads_links); `None` otherwise.
+    pub linked: Option<&'a classic::link_template::Linked>,
+}
+
+impl<'a> Page<'a> {
+    /// The page of `blocks` from a page of `html_bytes` bytes with the tokenizer's `stats`,
+    /// without link evidence.
+    pub fn new(blocks: &'a [Block], html_bytes: usize, stats: PageStats) -> Page<'a> {
+        Page {
+            blocks,
+            html_bytes,
+            stats,
+            linked: None,
+        }
+    }
+}
+
 /// The classifier a heuristic names: the paper's count threshold for its four heuristics, the
-/// [`Hybrid`] classifier with its default parameters and `rules` for `hybrid`.
+/// [`Hybrid`] classifier with its default parameters and `rules` for `hybrid`, the literature's
+/// method for each of [`Method`]'s names.
 pub fn classifier(heuristic: Heuristic, rules: Rules) -> Box<dyn Classifier> {
     match heuristic {
         Heuristic::Hybrid => Box::new(Hybrid::with_rules(rules)),
+        Heuristic::Classic(method) => classic::classifier(method),
         paper => Box::new(Paper(paper)),
     }
 }
@@ -182,6 +226,15 @@ pub enum Reason {
     /// Repeated, or a figure without letters, but inside the main text between two kept blocks:
     /// part of the text.
     WithinText,
+    /// The literature's methods: judged main text by the method (a region of text rather than
+    /// markup, or the text features of its neighbourhood).
+    Text,
+    /// The literature's methods: in a stretch of the page where markup outweighs text (Content
+    /// Code Blurring's ratio below its threshold, outside the text regions of the Document Slope
+    /// Curve or Body Text Extraction).
+    CodeDense,
+    /// Boilerpipe: too few words, in a neighbourhood of too few words, for its decision rules.
+    ShortText,
     /// In one of a run of alike sibling subtrees that hold the main text: a post of the thread,
     /// an item of the listing, a section of the page.
     Unit,
@@ -191,7 +244,9 @@ impl Reason {
     /// The label this reason gives.
     pub fn label(self) -> Label {
         match self {
-            Reason::Unique | Reason::Title | Reason::WithinText | Reason::Unit => Label::Content,
+            Reason::Unique | Reason::Title | Reason::WithinText | Reason::Text | Reason::Unit => {
+                Label::Content
+            }
             _ => Label::Boilerplate,
         }
     }
@@ -209,6 +264,9 @@ impl Reason {
             Reason::Unique => "unique",
             Reason::Title => "title",
             Reason::WithinText => "within-text",
+            Reason::Text => "text",
+            Reason::CodeDense => "code-dense",
+            Reason::ShortText => "short-text",
             Reason::Unit => "unit",
         }
     }

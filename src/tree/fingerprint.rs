@@ -7,6 +7,7 @@ use md5::{Digest, Md5};
 use thiserror::Error;
 
 use super::branch::NodeId;
+use super::classic::link_template::LinkProfile;
 use crate::blocks::BlockHash;
 
 /// A block's identity in the tree: the first 8 bytes of its MD5 [`BlockHash`]. Within one node
@@ -37,8 +38,10 @@ pub fn path_key(path: &str) -> BlockKey {
 
 /// The first format: no path keys.
 const FORMAT_V1: u8 = 1;
-/// The current format: V1 followed by the path keys.
+/// V1 followed by the path keys: the format of a fingerprint without links.
 const FORMAT_V2: u8 = 2;
+/// V2 followed by the page's [`LinkProfile`] (`link-template`).
+const FORMAT_V3: u8 = 3;
 
 /// What the tree retains of one accepted page.
 ///
@@ -56,6 +59,8 @@ pub struct Fingerprint {
     pub blocks: Vec<BlockKey>,
     /// The distinct element-path keys ([`path_key`]) of the page's blocks, sorted.
     pub paths: Vec<BlockKey>,
+    /// The page's same-site links and element signatures, kept for `link-template` only.
+    pub links: Option<LinkProfile>,
 }
 
 /// A stored fingerprint could not be decoded: the state is corrupt or from an unknown format.
@@ -95,6 +100,7 @@ impl Fingerprint {
             nodes,
             blocks,
             paths: Vec::new(),
+            links: None,
         }
     }
 
@@ -106,7 +112,18 @@ impl Fingerprint {
         self
     }
 
-    /// The compact binary form stored in RocksDB and written to the changelog.
+    /// Adds the page's link profile (its lists sorted and de-duplicated).
+    pub fn with_links(mut self, mut links: LinkProfile) -> Fingerprint {
+        links.out.sort_unstable();
+        links.out.dedup();
+        links.signatures.sort_unstable();
+        links.signatures.dedup();
+        self.links = Some(links);
+        self
+    }
+
+    /// The compact binary form stored in RocksDB and written to the changelog (the second
+    /// format when the fingerprint has no links, so the other classifiers' state is unchanged).
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(
             1 + 8
@@ -119,7 +136,11 @@ impl Fingerprint {
                 + 4
                 + 8 * self.paths.len(),
         );
-        out.push(FORMAT_V2);
+        out.push(if self.links.is_some() {
+            FORMAT_V3
+        } else {
+            FORMAT_V2
+        });
         out.extend_from_slice(&self.time_ms.to_be_bytes());
         out.extend_from_slice(&(self.url_key.len() as u32).to_be_bytes());
         out.extend_from_slice(self.url_key.as_bytes());
@@ -135,6 +156,15 @@ impl Fingerprint {
         for path in &self.paths {
             out.extend_from_slice(path);
         }
+        if let Some(links) = &self.links {
+            out.extend_from_slice(&links.id.to_be_bytes());
+            for list in [&links.out, &links.signatures] {
+                out.extend_from_slice(&(list.len() as u32).to_be_bytes());
+                for value in list {
+                    out.extend_from_slice(&value.to_be_bytes());
+                }
+            }
+        }
         out
     }
 
@@ -143,7 +173,7 @@ impl Fingerprint {
     pub fn decode(bytes: &[u8]) -> Result<Fingerprint, FingerprintError> {
         let mut reader = Reader { bytes, offset: 0 };
         let format = reader.take::<1>()?[0];
-        if format != FORMAT_V1 && format != FORMAT_V2 {
+        if !matches!(format, FORMAT_V1 | FORMAT_V2 | FORMAT_V3) {
             return Err(FingerprintError::UnknownFormat(format));
         }
         let time_ms = i64::from_be_bytes(reader.take::<8>()?);
@@ -162,19 +192,39 @@ impl Fingerprint {
             blocks.push(reader.take::<8>()?);
         }
         let mut paths = Vec::new();
-        if format == FORMAT_V2 {
+        if format >= FORMAT_V2 {
             let n_paths = u32::from_be_bytes(reader.take::<4>()?) as usize;
             paths.reserve(n_paths.min(1 << 16));
             for _ in 0..n_paths {
                 paths.push(reader.take::<8>()?);
             }
         }
+        let links = if format == FORMAT_V3 {
+            let id = u64::from_be_bytes(reader.take::<8>()?);
+            let mut lists = [Vec::new(), Vec::new()];
+            for list in &mut lists {
+                let n = u32::from_be_bytes(reader.take::<4>()?) as usize;
+                list.reserve(n.min(1 << 16));
+                for _ in 0..n {
+                    list.push(u64::from_be_bytes(reader.take::<8>()?));
+                }
+            }
+            let [out, signatures] = lists;
+            Some(LinkProfile {
+                id,
+                out,
+                signatures,
+            })
+        } else {
+            None
+        };
         Ok(Fingerprint {
             time_ms,
             url_key,
             nodes,
             blocks,
             paths,
+            links,
         })
     }
 }
@@ -252,7 +302,11 @@ mod tests {
                      paths in prop::collection::vec(any::<[u8; 8]>(), 0..20)) {
             let fp = Fingerprint::new(time, key, nodes.into_iter().map(NodeId).collect(), blocks)
                 .with_paths(paths);
-            prop_assert_eq!(Fingerprint::decode(&fp.encode()), Ok(fp));
+            prop_assert_eq!(Fingerprint::decode(&fp.encode()), Ok(fp.clone()));
+            let links = LinkProfile { id: time as u64, out: vec![3, 1, 3], signatures: vec![9, 2] };
+            let linked = fp.with_links(links);
+            prop_assert_eq!(linked.links.as_ref().map(|l| l.out.clone()), Some(vec![1, 3]));
+            prop_assert_eq!(Fingerprint::decode(&linked.encode()), Ok(linked));
         }
 
         #[test]

@@ -5,14 +5,16 @@ use std::str::FromStr;
 
 use thiserror::Error;
 
+use super::classic::Method;
+
 /// The paper's minimum node support for `strict` (`n_min`).
 pub const STRICT_MIN_SUPPORT: u64 = 5;
 
 /// Domain support after which `hybrid` allows two repeats, as `relaxed-at-domain-500` does.
 pub const HYBRID_RELAXED_AFTER: u64 = 500;
 
-/// A classification heuristic, selected by name in the config: the URL Tree paper's four and
-/// `hybrid`.
+/// A classification heuristic, selected by name in the config: the URL Tree paper's four,
+/// `hybrid`, and the literature's methods by name ([`Method`]).
 ///
 /// Every variant classifies after the page itself was inserted, so a block's count includes the page.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -34,6 +36,11 @@ pub enum Heuristic {
     /// (see [`crate::tree::hybrid`]). The default.
     #[default]
     Hybrid,
+    /// One of the literature's methods (`ccb`, `accb`, `tccb`, `dsc`, `bte`, `boilerpipe`,
+    /// `boilerpipe-tree`, `link-template`; see [`crate::tree::classic`]): each judges the page
+    /// by itself, or by its mutually linked pages, not by the tree's counts; the deciding node
+    /// is the leaf (no counts are read) and a page is never a cold start.
+    Classic(Method),
 }
 
 /// The node a heuristic chose for one page and the threshold that applies there.
@@ -60,6 +67,20 @@ pub enum Label {
 }
 
 impl Heuristic {
+    /// Every classifier by its default name, in the order tables list them: `hybrid`, the
+    /// paper's four (its best relaxed variants with N = 500), the literature's methods.
+    pub fn every() -> Vec<Heuristic> {
+        let mut all = vec![
+            Heuristic::Hybrid,
+            Heuristic::Strict,
+            Heuristic::StrictAtDomain,
+            Heuristic::RelaxedAtDomain(HYBRID_RELAXED_AFTER),
+            Heuristic::RelaxedDomainNode(HYBRID_RELAXED_AFTER),
+        ];
+        all.extend(Method::ALL.into_iter().map(Heuristic::Classic));
+        all
+    }
+
     /// Picks the deciding node from the supports along the branch (root first, leaf last).
     ///
     /// Guarantees: `depth < supports.len()`; an empty slice yields the root with support 0.
@@ -91,6 +112,7 @@ impl Heuristic {
                 let (d, cold) = climb(STRICT_MIN_SUPPORT);
                 (d, cold, relaxed(HYBRID_RELAXED_AFTER))
             }
+            Heuristic::Classic(_) => (supports.len().saturating_sub(1), false, 1),
         };
         Choice {
             depth,
@@ -115,7 +137,8 @@ impl Choice {
 #[derive(Debug, Error, PartialEq, Eq)]
 #[error(
     "unknown heuristic {0:?}: expected strict, strict-support-N, strict-at-domain, \
-     relaxed-at-domain-N, relaxed-domain-node-N (N a whole number) or hybrid"
+     relaxed-at-domain-N, relaxed-domain-node-N (N a whole number), hybrid, or one of the \
+     literature's methods: ccb, accb, tccb, dsc, bte, boilerpipe, boilerpipe-tree, link-template"
 )]
 pub struct HeuristicParseError(pub String);
 
@@ -130,6 +153,9 @@ impl FromStr for Heuristic {
             "strict-at-domain" => Ok(Heuristic::StrictAtDomain),
             "hybrid" => Ok(Heuristic::Hybrid),
             _ => {
+                if let Ok(method) = s.parse::<Method>() {
+                    return Ok(Heuristic::Classic(method));
+                }
                 if let Some(rest) = s.strip_prefix("strict-support-") {
                     Ok(Heuristic::StrictSupport(number(rest)?))
                 } else if let Some(rest) = s.strip_prefix("relaxed-at-domain-") {
@@ -153,6 +179,7 @@ impl fmt::Display for Heuristic {
             Heuristic::RelaxedAtDomain(n) => write!(f, "relaxed-at-domain-{n}"),
             Heuristic::RelaxedDomainNode(n) => write!(f, "relaxed-domain-node-{n}"),
             Heuristic::Hybrid => write!(f, "hybrid"),
+            Heuristic::Classic(method) => write!(f, "{method}"),
         }
     }
 }
@@ -183,6 +210,14 @@ mod tests {
             "relaxed-at-domain-500",
             "relaxed-domain-node-100",
             "hybrid",
+            "ccb",
+            "accb",
+            "tccb",
+            "dsc",
+            "bte",
+            "boilerpipe",
+            "boilerpipe-tree",
+            "link-template",
         ] {
             let h: Heuristic = name.parse().unwrap();
             assert_eq!(h.to_string(), name);

@@ -9,6 +9,7 @@
 //! storage of all this lives in [`crate::state`]; the wiring per page in [`crate::engine`].
 
 pub mod branch;
+pub mod classic;
 pub mod classify;
 pub mod fingerprint;
 pub mod heuristic;
@@ -17,7 +18,7 @@ pub mod kind;
 pub mod retention;
 
 pub use branch::{Branch, NodeId};
-pub use classify::{classifier, BlockFacts, Classifier, NodeFacts, Paper, Reason};
+pub use classify::{classifier, BlockFacts, Classifier, NodeFacts, Page, Paper, Reason};
 pub use fingerprint::{block_key, path_key, BlockKey, Fingerprint, FingerprintError};
 pub use heuristic::{Choice, Heuristic, HeuristicParseError, Label};
 pub use hybrid::{Hybrid, Rules};

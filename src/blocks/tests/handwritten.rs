@@ -727,3 +727,70 @@ fn the_first_title_of_the_page_is_its_title() {
     let long = title(&format!("<title>{}</title>", "ab ".repeat(1 << 20))).unwrap();
     assert_eq!(long.chars().count(), crate::blocks::MAX_VALUE_CHARS);
 }
+
+#[test]
+fn extents_place_each_block_among_the_markup() {
+    let html =
+        r#"<p>a &amp; <A HREF="/x">b</A></p><!-- c --><div><noscript><i>d</i></noscript></div>"#;
+    let mut tokenizer = Tokenizer::new(ParseLimits::default());
+    let blocks = tokenizer.blocks(html.as_bytes()).expect("blocks");
+    let at = |s: &str| html.find(s).unwrap() as u32;
+    let extents: Vec<_> = blocks.iter().map(|b| (b.text.as_str(), b.extent)).collect();
+    // "a & b": its runs `a &amp; ` and `b` (text bytes 8 + 1), the link's tags inside it.
+    let first = extents[0].1;
+    assert_eq!(extents[0].0, "a & b");
+    assert_eq!((first.start, first.end), (at("a &amp;"), at("</A>")));
+    assert_eq!(first.text_bytes, 9);
+    assert_eq!((first.tags_before, first.tags), (1, 1));
+    assert_eq!((first.anchor_tags_before, first.anchor_tags), (0, 1));
+    assert_eq!(first.anchor_bytes, r#"<A HREF="/x">"#.len() as u32);
+    // "d", parsed in place inside the noscript: its offsets are those of its bytes in the page,
+    // and the tags before it are `<p>`, `<A>`, `</A>`, `</p>`, `<div>`, `<noscript>`, `<i>`.
+    let second = extents[1].1;
+    assert_eq!(extents[1].0, "d");
+    assert_eq!((second.start, second.end), (at("d</i>"), at("d</i>") + 1));
+    assert_eq!((second.tags_before, second.tags), (7, 0));
+    assert_eq!(second.anchor_tags_before, 2);
+    assert_eq!(second.anchor_bytes_before, first.anchor_bytes + 4);
+    // The page's totals: the tags after "d" are `</i>`, `</noscript>`, `</div>`.
+    let stats = tokenizer.stats();
+    assert_eq!((stats.tags, stats.anchor_tags), (10, 2));
+}
+
+#[test]
+fn recorded_signatures_map_elements_of_the_same_shape_and_place() {
+    let mut tokenizer = Tokenizer::new(ParseLimits::default());
+    let mut signatures = |html: &str| {
+        tokenizer.record_links(true);
+        let blocks = tokenizer.blocks(html.as_bytes()).expect("blocks");
+        let links = tokenizer.take_links();
+        let by_text: Vec<(String, Option<u64>)> = blocks
+            .iter()
+            .map(|b| (b.text.clone(), links.block_signature(b)))
+            .collect();
+        (by_text, links.hrefs)
+    };
+    let (a, hrefs) = signatures(
+        r#"<body><ul class="m"><li><a href="/x?a=1&amp;b=2">X</a></li><li>Y</li></ul><p>One</p></body>"#,
+    );
+    assert_eq!(hrefs, ["/x?a=1&b=2"]);
+    // The same menu on a page whose paragraph differs: the items map, the paragraph too (same
+    // tag, place and number of children); another class or one more item does not.
+    let (b, _) = signatures(r#"<body><ul class="m"><li>X</li><li>Y</li></ul><p>Two</p></body>"#);
+    assert_eq!(a[1].1, b[1].1);
+    assert_eq!(a[2].1, b[2].1);
+    // The first item has a link (a child element) in one page and not in the other.
+    assert_ne!(a[0].1, b[0].1);
+    let (c, _) = signatures(r#"<body><ul class="n"><li>X</li><li>Y</li></ul><p>Two</p></body>"#);
+    assert_ne!(b[1].1, c[1].1);
+    assert_eq!(b[2].1, c[2].1);
+    let (d, _) =
+        signatures(r#"<body><ul class="m"><li>X</li><li>Y</li><li>Z</li></ul><p>Two</p></body>"#);
+    assert_ne!(b[1].1, d[1].1);
+    // Without recording, nothing is recorded.
+    tokenizer.record_links(false);
+    tokenizer
+        .blocks(b"<p><a href=/y>y</a></p>")
+        .expect("blocks");
+    assert_eq!(tokenizer.take_links(), Default::default());
+}

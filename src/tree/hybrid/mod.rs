@@ -49,7 +49,7 @@ pub mod within_text;
 #[cfg(test)]
 pub(crate) mod fixtures;
 
-use super::classify::{BlockFacts, Classifier, NodeFacts, Reason};
+use super::classify::{BlockFacts, Classifier, NodeFacts, Page, Reason};
 use super::heuristic::Heuristic;
 use super::kind::{self, Layout, Region};
 use main_text::Main;
@@ -259,6 +259,7 @@ impl Classifier for Hybrid {
 
     fn classify_page(
         &self,
+        _page: &Page<'_>,
         blocks: &[BlockFacts<'_>],
         node: NodeFacts,
         out: &mut Vec<Reason>,
