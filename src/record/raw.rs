@@ -74,6 +74,10 @@ pub struct RawPage {
     pub fetched_at: Option<OffsetDateTime>,
     /// Optional fields dropped for their type or value, each named with the reason.
     pub warnings: Vec<String>,
+    /// Warnings the producer attached to the record (its `warnings` field, e.g. a WARC
+    /// reader's note that a record's `Content-Length` was short): carried to the output's
+    /// `warnings`, before the ones of decoding and processing.
+    pub carried_warnings: Vec<String>,
     /// The registrable domain the producer keyed the record by, when given.
     pub domain: Option<String>,
     /// The `WARC-Record-ID` of the WARC record the page was read from, when it was.
@@ -160,6 +164,7 @@ impl RawPage {
             domain: wire.domain.filter(|d| !d.trim().is_empty()),
             warc_record_id: wire.warc_record_id.filter(|id| !id.trim().is_empty()),
             warnings,
+            carried_warnings: wire.warnings.unwrap_or_default(),
         })
     }
 }
