@@ -1,0 +1,507 @@
+//! The bytes a WARC file's records are parsed from: decompressed here (gzip per record or
+//! whole, zstd, lz4, by `fastwarc`'s decoders) into a buffer that looks ahead, so that
+//!
+//! - an empty gzip member (or zstd frame) is passed over, not taken for the end of the file;
+//! - a record's header is known to fit the header bound before `fastwarc` parses it, and a
+//!   record whose header does not is passed over whole, its block skipped by its
+//!   `Content-Length` ([`WarcStream::ahead`]);
+//! - the bytes after a page's block are looked at before the page is taken, so that a
+//!   `Content-Length` shorter than the block is seen and the block read to its end
+//!   ([`WarcStream::overrun`]).
+//!
+//! Records are handed to `fastwarc` one at a time on this stream and the stream is taken back
+//! after each ([`WarcStream`] is the reader `fastwarc` reads).
+
+use std::any::Any;
+use std::io::{self, BufRead, Read, Seek, SeekFrom};
+
+use fastwarc::stream_io::gzip::GzipReader;
+use fastwarc::stream_io::lz4::Lz4Reader;
+use fastwarc::stream_io::traits::WarcRead;
+use fastwarc::stream_io::zstd::ZstdReader;
+use memchr::{memchr, memmem};
+
+/// The buffer's usual size; it grows only to hold a header or a page's overrun whole.
+const BUFFER_BYTES: usize = 256 << 10;
+
+/// Bytes of lines that are no WARC record's start looked through before a record's header is
+/// left to `fastwarc` unchecked.
+const JUNK_BYTES: usize = 64 << 10;
+
+/// Bytes of each line of an oversized header kept for reading its fields.
+const LINE_BYTES: usize = 8 << 10;
+
+/// A WARC stream, decompressed, read through a look-ahead buffer.
+pub struct WarcStream {
+    source: Source,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    eof: bool,
+    /// Bytes consumed so far (decompressed).
+    position: u64,
+}
+
+/// Where the bytes come from.
+enum Source {
+    /// Not read yet: its first bytes decide whether it is compressed.
+    Unsniffed(Option<Box<dyn Read + Send>>),
+    /// A plain WARC.
+    Plain(Box<dyn Read + Send>),
+    /// A decoder, and how far into its compressed input it was when it last answered nothing.
+    Decoder(Box<dyn WarcRead>, u64),
+}
+
+/// What comes next in the stream.
+#[derive(Debug)]
+pub enum Ahead {
+    /// Nothing (or only blank lines, or lines that are no record).
+    End,
+    /// A record whose header is within the bound (or bytes `fastwarc` will judge).
+    Record,
+    /// A record whose header is over the bound: it was passed over, block and all.
+    Oversized(Oversized),
+}
+
+/// What the header of a record passed over for its size said.
+#[derive(Debug, Default)]
+pub struct Oversized {
+    /// The header's length in bytes.
+    pub header_bytes: u64,
+    /// Its `WARC-Type`.
+    pub record_type: Option<String>,
+    /// Its `WARC-Target-URI` (the first bytes of it).
+    pub target_uri: Option<String>,
+    /// Its `Content-Length`: the bytes skipped after the header.
+    pub block_bytes: u64,
+}
+
+/// What follows a page's block.
+#[derive(Debug, PartialEq)]
+pub enum Overrun {
+    /// The end of the record: blank lines, then the next record or the end of the stream.
+    None,
+    /// Bytes that are no record's start, up to the next record (or the end): the rest of a block
+    /// whose `Content-Length` is short. They were read (less the blank lines ending the record).
+    Read(Vec<u8>),
+    /// Such bytes, more of them than the room given: nothing was read.
+    TooLong,
+}
+
+impl WarcStream {
+    /// The WARC stream of `raw`: plain, gzip (one member per record, one for the whole file,
+    /// empty members anywhere), zstd or lz4, told by its first bytes.
+    pub fn new(raw: Box<dyn Read + Send>) -> WarcStream {
+        WarcStream {
+            source: Source::Unsniffed(Some(raw)),
+            buf: vec![0; BUFFER_BYTES],
+            start: 0,
+            end: 0,
+            eof: false,
+            position: 0,
+        }
+    }
+
+    /// The bytes held and not consumed.
+    fn held(&self) -> &[u8] {
+        &self.buf[self.start..self.end]
+    }
+
+    /// Reads until `n` bytes are held or the stream ends; answers how many are held.
+    fn ensure(&mut self, n: usize) -> io::Result<usize> {
+        while self.end - self.start < n && !self.eof {
+            if self.end == self.buf.len() {
+                if self.start > 0 {
+                    self.buf.copy_within(self.start..self.end, 0);
+                    self.end -= self.start;
+                    self.start = 0;
+                } else {
+                    let grown = (self.buf.len() * 2).max(n);
+                    self.buf.resize(grown, 0);
+                }
+            }
+            let read = self.source.read(&mut self.buf[self.end..])?;
+            if read == 0 {
+                self.eof = true;
+            }
+            self.end += read;
+        }
+        Ok(self.end - self.start)
+    }
+
+    /// Looks at the next record's header before it is parsed. A header longer than
+    /// `max_header` bytes (from its `WARC/` line to the blank line ending it, as `fastwarc`
+    /// counts) is read through here, keeping its type, target URI and `Content-Length`, and
+    /// its block skipped: the stream is then at the record after it. A header that does not
+    /// say how long its block is cannot be passed over: an `InvalidData` error.
+    pub fn ahead(&mut self, max_header: usize) -> io::Result<Ahead> {
+        // The start of the `WARC/` line, past blank lines and (as `fastwarc`'s quirks mode
+        // reads) other lines before it.
+        let mut line = 0;
+        let status = loop {
+            match memchr(b'\n', &self.held()[line..]) {
+                Some(i) => {
+                    if is_status_line(&self.held()[line..line + i + 1]) {
+                        break line;
+                    }
+                    line += i + 1;
+                    if line > JUNK_BYTES {
+                        return Ok(Ahead::Record);
+                    }
+                }
+                None if self.eof => {
+                    let rest = &self.held()[line..];
+                    return Ok(if is_status_line(rest) {
+                        Ahead::Record
+                    } else {
+                        Ahead::End
+                    });
+                }
+                None => {
+                    let held = self.end - self.start;
+                    self.ensure(held + 4096)?;
+                }
+            }
+        };
+        // The blank line that ends the header.
+        let mut line = status;
+        loop {
+            match memchr(b'\n', &self.held()[line..]) {
+                Some(i) => {
+                    let next = line + i + 1;
+                    if next - status > max_header {
+                        break;
+                    }
+                    if line > status && self.held()[line..next].trim_ascii_end().is_empty() {
+                        return Ok(Ahead::Record);
+                    }
+                    line = next;
+                }
+                // A header cut short by the end: `fastwarc` reads what there is.
+                None if self.eof => return Ok(Ahead::Record),
+                None => {
+                    let held = self.end - self.start;
+                    if held - status > max_header {
+                        break;
+                    }
+                    self.ensure(held + 4096)?;
+                }
+            }
+        }
+        self.consume(status);
+        self.pass_over()
+    }
+
+    /// Reads a header over the bound to its end and skips the block its `Content-Length` gives.
+    fn pass_over(&mut self) -> io::Result<Ahead> {
+        let mut over = Oversized::default();
+        let mut content_length = None;
+        let mut first = true;
+        loop {
+            let (kept, len) = self.take_line(LINE_BYTES)?;
+            if len == 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the stream ends inside a WARC record's header",
+                ));
+            }
+            over.header_bytes += len as u64;
+            if !first && len == kept.len() && kept.trim_ascii_end().is_empty() {
+                break;
+            }
+            first = false;
+            let Some(colon) = memchr(b':', &kept) else {
+                continue;
+            };
+            let name = kept[..colon].trim_ascii();
+            let value = || String::from_utf8_lossy(kept[colon + 1..].trim_ascii()).into_owned();
+            if name.eq_ignore_ascii_case(b"Content-Length") {
+                content_length = value().parse::<u64>().ok();
+            } else if name.eq_ignore_ascii_case(b"WARC-Type") {
+                over.record_type = Some(value());
+            } else if name.eq_ignore_ascii_case(b"WARC-Target-URI") {
+                let uri = value();
+                over.target_uri =
+                    Some(uri.trim_start_matches('<').trim_end_matches('>').to_owned());
+            }
+        }
+        let Some(block_bytes) = content_length else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "a WARC record's header of {} bytes has no valid Content-Length: where the \
+                     record ends is unknown",
+                    over.header_bytes
+                ),
+            ));
+        };
+        over.block_bytes = block_bytes;
+        let mut left = block_bytes;
+        while left > 0 {
+            let held = self.fill_buf()?.len();
+            if held == 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!("a WARC record is cut short: {left} of its block's bytes are missing"),
+                ));
+            }
+            let n = (held as u64).min(left) as usize;
+            self.consume(n);
+            left -= n as u64;
+        }
+        Ok(Ahead::Oversized(over))
+    }
+
+    /// Consumes one line (to its `\n` or the end) and answers its first `keep` bytes and its
+    /// length.
+    fn take_line(&mut self, keep: usize) -> io::Result<(Vec<u8>, usize)> {
+        let mut kept = Vec::new();
+        let mut len = 0;
+        loop {
+            let chunk = self.fill_buf()?;
+            if chunk.is_empty() {
+                return Ok((kept, len));
+            }
+            let (n, done) = match memchr(b'\n', chunk) {
+                Some(i) => (i + 1, true),
+                None => (chunk.len(), false),
+            };
+            let room = keep.saturating_sub(kept.len()).min(n);
+            kept.extend_from_slice(&chunk[..room]);
+            self.consume(n);
+            len += n;
+            if done {
+                return Ok((kept, len));
+            }
+        }
+    }
+
+    /// Looks at what follows a page's block (the stream is at the block's end). When it is
+    /// neither blank lines nor the next record, the block's `Content-Length` was short: the
+    /// bytes up to the next `WARC/1.x` line (or the end) are read and answered, if there are
+    /// at most `room` of them.
+    pub fn overrun(&mut self, room: usize) -> io::Result<Overrun> {
+        let mut blank = 0;
+        loop {
+            self.ensure(blank + 8)?;
+            let held = self.held();
+            blank += held[blank..]
+                .iter()
+                .take_while(|b| matches!(b, b'\r' | b'\n'))
+                .count();
+            let rest = &held[blank..];
+            if rest.is_empty() && self.eof {
+                return Ok(Overrun::None);
+            }
+            if rest.len() >= 8 || self.eof {
+                if rest.starts_with(b"WARC/") || (self.eof && b"WARC/".starts_with(rest)) {
+                    return Ok(Overrun::None);
+                }
+                break;
+            }
+        }
+        let finder = memmem::Finder::new(b"\nWARC/");
+        let mut from = 0;
+        loop {
+            let held = self.held();
+            let found = finder
+                .find_iter(&held[from..])
+                .map(|i| from + i)
+                .find(|&i| is_status_line(line_at(held, i + 1)));
+            let end = match found {
+                Some(i) => Some(i + 1),
+                None if self.eof => Some(held.len()),
+                None => None,
+            };
+            if let Some(end) = end {
+                let mut extra = held[..end].to_vec();
+                self.consume(end);
+                while extra.last().is_some_and(|b| matches!(b, b'\r' | b'\n')) {
+                    extra.pop();
+                }
+                if extra.len() > room {
+                    return Ok(Overrun::TooLong);
+                }
+                return Ok(Overrun::Read(extra));
+            }
+            if held.len() > room.saturating_add(16) {
+                return Ok(Overrun::TooLong);
+            }
+            // A `\nWARC/1.x` line may straddle the end of what is held.
+            from = held.len().saturating_sub(16);
+            let want = (held.len() * 2).max(held.len() + 4096);
+            self.ensure(want)?;
+        }
+    }
+}
+
+/// The line of `bytes` starting at `at` (to its `\n`, or the rest).
+fn line_at(bytes: &[u8], at: usize) -> &[u8] {
+    let rest = &bytes[at.min(bytes.len())..];
+    match memchr(b'\n', rest) {
+        Some(i) => &rest[..=i],
+        None => rest,
+    }
+}
+
+/// Whether `line` is a WARC record's first line, as `fastwarc` tells it: `WARC/1.0`,
+/// `WARC/1.1`, or ClueWeb's `WARC/0.x`.
+fn is_status_line(line: &[u8]) -> bool {
+    let line = line.trim_ascii_end();
+    matches!(line, b"WARC/1.1" | b"WARC/1.0") || (line.starts_with(b"WARC/0.") && line.len() <= 9)
+}
+
+impl Source {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        loop {
+            match self {
+                Source::Unsniffed(raw) => {
+                    let Some(mut raw) = raw.take() else {
+                        return Ok(0);
+                    };
+                    let mut head = Vec::with_capacity(4);
+                    (&mut raw).take(4).read_to_end(&mut head)?;
+                    let magic = head.clone();
+                    let inner = Forward {
+                        inner: io::Cursor::new(head).chain(raw),
+                        position: 0,
+                    };
+                    *self = match magic.as_slice() {
+                        [0x1f, 0x8b, 0x08, ..] => {
+                            Source::Decoder(Box::new(GzipReader::new(inner)), 0)
+                        }
+                        [0x28, 0xb5, 0x2f, 0xfd] | [0x5d, 0x2a, 0x4d, 0x18] => {
+                            Source::Decoder(Box::new(ZstdReader::new(inner)), 0)
+                        }
+                        [0x04, 0x22, 0x4d, 0x18] => {
+                            Source::Decoder(Box::new(Lz4Reader::new(inner)), 0)
+                        }
+                        _ => Source::Plain(Box::new(inner)),
+                    };
+                }
+                Source::Plain(raw) => match raw.read(out) {
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    other => return other,
+                },
+                Source::Decoder(decoder, seen) => {
+                    let chunk = decoder.fill_buf()?;
+                    if !chunk.is_empty() {
+                        let n = chunk.len().min(out.len());
+                        out[..n].copy_from_slice(&chunk[..n]);
+                        decoder.consume(n);
+                        return Ok(n);
+                    }
+                    // A decoder answers nothing at the end of an empty member or frame as at
+                    // the end of its input: only when it read no more input is it the end.
+                    let now = decoder.inner_stream_position()?;
+                    if now == *seen {
+                        return Ok(0);
+                    }
+                    *seen = now;
+                }
+            }
+        }
+    }
+}
+
+impl BufRead for WarcStream {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.start == self.end && !self.eof {
+            self.start = 0;
+            self.end = 0;
+            self.ensure(1)?;
+        }
+        Ok(self.held())
+    }
+
+    fn consume(&mut self, amount: usize) {
+        let amount = amount.min(self.end - self.start);
+        self.start += amount;
+        self.position += amount as u64;
+    }
+}
+
+impl Read for WarcStream {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let held = self.fill_buf()?;
+        let n = held.len().min(out.len());
+        out[..n].copy_from_slice(&held[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+/// The stream answers its position; it seeks forward only (stdin cannot seek).
+impl Seek for WarcStream {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        match pos {
+            SeekFrom::Current(0) => Ok(self.position),
+            SeekFrom::Current(n) if n > 0 => {
+                let mut left = n as u64;
+                while left > 0 {
+                    let held = self.fill_buf()?.len();
+                    if held == 0 {
+                        break;
+                    }
+                    let step = (held as u64).min(left) as usize;
+                    self.consume(step);
+                    left -= step as u64;
+                }
+                Ok(self.position)
+            }
+            _ => Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "a WARC input is read forward only",
+            )),
+        }
+    }
+}
+
+impl WarcRead for WarcStream {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
+
+    fn inner_seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        self.seek(pos)
+    }
+
+    fn inner_stream_position(&mut self) -> io::Result<u64> {
+        Ok(self.position)
+    }
+}
+
+/// A reader that counts what it reads and answers its position, the one seek the decoders make
+/// on a stream; any other seek is refused.
+struct Forward<R> {
+    inner: R,
+    position: u64,
+}
+
+impl<R: Read> Read for Forward<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.position += n as u64;
+        Ok(n)
+    }
+}
+
+impl<R> Seek for Forward<R> {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        match pos {
+            SeekFrom::Current(0) => Ok(self.position),
+            _ => Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "a WARC input is read forward only",
+            )),
+        }
+    }
+}
