@@ -505,3 +505,138 @@ impl<R> Seek for Forward<R> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stream(bytes: Vec<u8>) -> WarcStream {
+        WarcStream::new(Box::new(io::Cursor::new(bytes)))
+    }
+
+    fn all(mut stream: WarcStream) -> Vec<u8> {
+        let mut out = Vec::new();
+        stream.read_to_end(&mut out).unwrap();
+        out
+    }
+
+    fn record(extra: &str, block: &[u8]) -> Vec<u8> {
+        let mut bytes = format!(
+            "WARC/1.0\r\nWARC-Type: response\r\n{extra}Content-Length: {}\r\n\r\n",
+            block.len()
+        )
+        .into_bytes();
+        bytes.extend_from_slice(block);
+        bytes.extend_from_slice(b"\r\n\r\n");
+        bytes
+    }
+
+    #[test]
+    fn empty_gzip_members_and_zstd_frames_are_passed_over() {
+        let gzip = |bytes: &[u8]| {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            io::Write::write_all(&mut e, bytes).unwrap();
+            e.finish().unwrap()
+        };
+        let zstd = |bytes: &[u8]| zstd::encode_all(bytes, 3).unwrap();
+        for pack in [&gzip as &dyn Fn(&[u8]) -> Vec<u8>, &zstd] {
+            let mut packed = pack(b"");
+            packed.extend(pack(b"WARC/1.0\r\n"));
+            packed.extend(pack(b""));
+            packed.extend(pack(b""));
+            packed.extend(pack(b"one\r\n"));
+            packed.extend(pack(b""));
+            assert_eq!(all(stream(packed)), b"WARC/1.0\r\none\r\n");
+        }
+    }
+
+    #[test]
+    fn a_header_over_the_bound_is_passed_over_with_its_block() {
+        let long = format!(
+            "WARC-Target-URI: <http://a.example/{}>\r\n",
+            "x".repeat(300)
+        );
+        let mut bytes = b"\r\n".to_vec();
+        bytes.extend(record(&long, b"block one"));
+        let next = record("", b"block two");
+        bytes.extend_from_slice(&next);
+        let header = bytes.len() - next.len() - 2 - b"block one\r\n\r\n".len();
+        // At the bound: a record as any other.
+        let mut s = stream(bytes.clone());
+        assert!(matches!(s.ahead(header).unwrap(), Ahead::Record));
+        assert_eq!(all(s), bytes);
+        // One byte over: passed over, the stream at the next record.
+        let mut s = stream(bytes.clone());
+        match s.ahead(header - 1).unwrap() {
+            Ahead::Oversized(over) => {
+                assert_eq!(over.header_bytes, header as u64);
+                assert_eq!(over.block_bytes, 9);
+                assert_eq!(over.record_type.as_deref(), Some("response"));
+                let uri = over.target_uri.unwrap();
+                assert!(uri.starts_with("http://a.example/xx") && uri.ends_with('x'));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(s.ahead(header - 1).unwrap(), Ahead::Record));
+        let mut rest = all(s);
+        while rest.first().is_some_and(|b| matches!(b, b'\r' | b'\n')) {
+            rest.remove(0);
+        }
+        assert_eq!(rest, next);
+        // Without a Content-Length there is no telling where it ends.
+        let bare = format!("WARC/1.0\r\n{long}\r\nblock").into_bytes();
+        let error = stream(bare).ahead(100).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::InvalidData);
+        // Blank lines and the end: nothing ahead.
+        assert!(matches!(
+            stream(b"\r\n\n".to_vec()).ahead(100).unwrap(),
+            Ahead::End
+        ));
+    }
+
+    /// The stream after a block of `declared` bytes of `record` answers its overrun.
+    fn overrun_after(bytes: &[u8], declared: usize, room: usize) -> (Overrun, Vec<u8>) {
+        let mut s = stream(bytes.to_vec());
+        let mut block = vec![0; declared];
+        s.read_exact(&mut block).unwrap();
+        let overrun = s.overrun(room).unwrap();
+        (overrun, all(s))
+    }
+
+    #[test]
+    fn what_follows_a_block_is_the_next_record_or_the_rest_of_the_block() {
+        let next = b"WARC/1.1\r\nWARC-Type: request\r\n\r\n".to_vec();
+        // The end of the record, then the next one or the end: nothing.
+        for tail in [&b"\r\n\r\n"[..], b"\n\n", b""] {
+            let mut bytes = b"0123456789".to_vec();
+            bytes.extend_from_slice(tail);
+            bytes.extend_from_slice(&next);
+            assert_eq!(overrun_after(&bytes, 10, 100).0, Overrun::None);
+            bytes.truncate(10 + tail.len());
+            assert_eq!(overrun_after(&bytes, 10, 100).0, Overrun::None);
+        }
+        // A short Content-Length: the rest of the block, to the next record or the end.
+        let mut bytes = b"0123456789\r\n<p>more</p>\r\nWARC/1.0 is a format\r\n\r\n".to_vec();
+        bytes.extend_from_slice(&next);
+        let (overrun, rest) = overrun_after(&bytes, 10, 100);
+        assert_eq!(
+            overrun,
+            Overrun::Read(b"\r\n<p>more</p>\r\nWARC/1.0 is a format".to_vec())
+        );
+        assert_eq!(rest, next);
+        let (overrun, rest) = overrun_after(b"01234<p>more</p>\r\n\r\n", 5, 100);
+        assert_eq!(overrun, Overrun::Read(b"<p>more</p>".to_vec()));
+        assert!(rest.is_empty());
+        // More than the room: nothing read.
+        assert_eq!(overrun_after(&bytes, 10, 5).0, Overrun::TooLong);
+        // Past the buffer: the next record found however far (within the room).
+        let mut big = b"01234".to_vec();
+        big.extend(std::iter::repeat_n(b'y', 3 * BUFFER_BYTES + 7));
+        big.extend_from_slice(b"\r\n\r\n");
+        big.extend_from_slice(&next);
+        let (overrun, rest) = overrun_after(&big, 5, 4 * BUFFER_BYTES);
+        assert_eq!(overrun, Overrun::Read(vec![b'y'; 3 * BUFFER_BYTES + 7]));
+        assert_eq!(rest, next);
+        assert_eq!(overrun_after(&big, 5, BUFFER_BYTES).0, Overrun::TooLong);
+    }
+}
