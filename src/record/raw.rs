@@ -317,6 +317,35 @@ mod tests {
     }
 
     #[test]
+    fn warnings_given_with_the_record_are_carried_and_a_bad_item_dropped_alone() {
+        let page =
+            decode(r#"{"url":"http://a.com","html":"x","warnings":["short block"]}"#).unwrap();
+        assert_eq!(page.carried_warnings, ["short block"]);
+        assert!(page.warnings.is_empty());
+        for (record, carried) in [
+            (
+                r#"{"url":"http://a.com","html":"x","warnings":[3,"b"]}"#,
+                vec!["b"],
+            ),
+            (
+                r#"{"url":"http://a.com","html":"x","warnings":"a"}"#,
+                vec![],
+            ),
+        ] {
+            let page = decode(record).unwrap_or_else(|e| panic!("{record}: {e}"));
+            assert_eq!(page.carried_warnings, carried, "{record}");
+            assert_eq!(page.warnings.len(), 1, "{record}");
+            assert!(page.warnings[0].starts_with("field `warnings`"));
+            assert_eq!(
+                RawPage::decode_with_serde(record.as_bytes(), 1 << 20).unwrap(),
+                page
+            );
+        }
+        let plain = decode(r#"{"url":"http://a.com","html":"x","warnings":null}"#).unwrap();
+        assert!(plain.carried_warnings.is_empty() && plain.warnings.is_empty());
+    }
+
+    #[test]
     fn a_byte_order_mark_before_a_record_is_skipped() {
         let record = b"\xEF\xBB\xBF{\"url\":\"http://a.com\",\"html\":\"<p>x</p>\"}";
         let page = RawPage::decode(record, 1 << 20).unwrap();

@@ -257,7 +257,7 @@ impl WarcReader {
         let overrun = stream.overrun(self.max_record_bytes.saturating_sub(body.len()));
         self.stream = Some(stream);
         let mut warnings = Vec::new();
-        match overrun? {
+        match overrun {
             Overrun::None => {}
             Overrun::Read(extra) => {
                 warnings.push(format!(

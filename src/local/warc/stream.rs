@@ -38,6 +38,9 @@ pub struct WarcStream {
     start: usize,
     end: usize,
     eof: bool,
+    /// A read error met looking past a page's block, answered at the next read: the page
+    /// before it is complete and taken.
+    deferred: Option<io::Error>,
     /// Bytes consumed so far (decompressed).
     position: u64,
 }
@@ -98,6 +101,7 @@ impl WarcStream {
             start: 0,
             end: 0,
             eof: false,
+            deferred: None,
             position: 0,
         }
     }
@@ -110,6 +114,9 @@ impl WarcStream {
     /// Reads until `n` bytes are held or the stream ends; answers how many are held.
     fn ensure(&mut self, n: usize) -> io::Result<usize> {
         while self.end - self.start < n && !self.eof {
+            if let Some(e) = self.deferred.take() {
+                return Err(e);
+            }
             if self.end == self.buf.len() {
                 if self.start > 0 {
                     self.buf.copy_within(self.start..self.end, 0);
@@ -279,23 +286,24 @@ impl WarcStream {
     /// Looks at what follows a page's block (the stream is at the block's end). When it is
     /// neither blank lines nor the next record, the block's `Content-Length` was short: the
     /// bytes up to the next `WARC/1.x` line (or the end) are read and answered, if there are
-    /// at most `room` of them.
-    pub fn overrun(&mut self, room: usize) -> io::Result<Overrun> {
+    /// at most `room` of them. A read error met on the way is answered by the next read, the
+    /// bytes held before it taken as all there is.
+    pub fn overrun(&mut self, room: usize) -> Overrun {
         let mut blank = 0;
         loop {
-            self.ensure(blank + 8)?;
+            self.look(blank + 8);
             let held = self.held();
             blank += held[blank..]
                 .iter()
                 .take_while(|b| matches!(b, b'\r' | b'\n'))
                 .count();
             let rest = &held[blank..];
-            if rest.is_empty() && self.eof {
-                return Ok(Overrun::None);
+            if rest.is_empty() && self.stalled() {
+                return Overrun::None;
             }
-            if rest.len() >= 8 || self.eof {
-                if rest.starts_with(b"WARC/") || (self.eof && b"WARC/".starts_with(rest)) {
-                    return Ok(Overrun::None);
+            if rest.len() >= 8 || self.stalled() {
+                if rest.starts_with(b"WARC/") || (self.stalled() && b"WARC/".starts_with(rest)) {
+                    return Overrun::None;
                 }
                 break;
             }
@@ -310,7 +318,7 @@ impl WarcStream {
                 .find(|&i| is_status_line(line_at(held, i + 1)));
             let end = match found {
                 Some(i) => Some(i + 1),
-                None if self.eof => Some(held.len()),
+                None if self.stalled() => Some(held.len()),
                 None => None,
             };
             if let Some(end) = end {
@@ -320,18 +328,31 @@ impl WarcStream {
                     extra.pop();
                 }
                 if extra.len() > room {
-                    return Ok(Overrun::TooLong);
+                    return Overrun::TooLong;
                 }
-                return Ok(Overrun::Read(extra));
+                return Overrun::Read(extra);
             }
             if held.len() > room.saturating_add(16) {
-                return Ok(Overrun::TooLong);
+                return Overrun::TooLong;
             }
             // A `\nWARC/1.x` line may straddle the end of what is held.
             from = held.len().saturating_sub(16);
             let want = (held.len() * 2).max(held.len() + 4096);
-            self.ensure(want)?;
+            self.look(want);
         }
+    }
+
+    /// [`WarcStream::ensure`] for a look past a page's block: a read error is kept for the
+    /// next read, and the bytes held so far are all there is to look at.
+    fn look(&mut self, n: usize) {
+        if let Err(e) = self.ensure(n) {
+            self.deferred = Some(e);
+        }
+    }
+
+    /// Whether no more bytes come before the end or a kept read error.
+    fn stalled(&self) -> bool {
+        self.eof || self.deferred.is_some()
     }
 }
 
@@ -599,7 +620,7 @@ mod tests {
         let mut s = stream(bytes.to_vec());
         let mut block = vec![0; declared];
         s.read_exact(&mut block).unwrap();
-        let overrun = s.overrun(room).unwrap();
+        let overrun = s.overrun(room);
         (overrun, all(s))
     }
 
@@ -638,5 +659,19 @@ mod tests {
         assert_eq!(overrun, Overrun::Read(vec![b'y'; 3 * BUFFER_BYTES + 7]));
         assert_eq!(rest, next);
         assert_eq!(overrun_after(&big, 5, BUFFER_BYTES).0, Overrun::TooLong);
+    }
+
+    #[test]
+    fn a_read_error_past_a_block_is_answered_by_the_next_read_not_the_look() {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        io::Write::write_all(&mut e, b"0123456789\r\n\r\n").unwrap();
+        let mut bytes = e.finish().unwrap();
+        bytes.extend_from_slice(b"no gzip member\n");
+        let mut s = stream(bytes);
+        let mut block = [0; 10];
+        s.read_exact(&mut block).unwrap();
+        assert_eq!(s.overrun(100), Overrun::None);
+        let mut rest = Vec::new();
+        assert!(s.read_to_end(&mut rest).is_err());
     }
 }
