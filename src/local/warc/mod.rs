@@ -401,6 +401,28 @@ mod tests {
     }
 
     #[test]
+    fn a_page_before_bytes_that_are_no_gzip_member_is_taken_then_the_error() {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(
+            &mut e,
+            &response(
+                "http://a.example/",
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>hello</p>",
+            ),
+        )
+        .unwrap();
+        let mut gz = e.finish().unwrap();
+        gz.extend_from_slice(b"bytes that are no gzip member\n");
+        let mut reader = WarcReader::new(Box::new(io::Cursor::new(gz)), "t.warc.gz", 1 << 20, 64);
+        match reader.next_item().unwrap() {
+            Some(Item::Record { source, .. }) => assert_eq!(source.offset, 1),
+            other => panic!("{other:?}"),
+        }
+        assert!(reader.next_item().is_err());
+        assert_eq!(reader.records_read(), 1);
+    }
+
+    #[test]
     fn a_response_whose_http_headers_do_not_parse_is_a_dead_letter_and_reading_goes_on() {
         // A header block over the bound.
         let mut block = b"HTTP/1.1 200 OK\r\nX-Long: ".to_vec();

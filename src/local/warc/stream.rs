@@ -38,8 +38,8 @@ pub struct WarcStream {
     start: usize,
     end: usize,
     eof: bool,
-    /// A read error met looking past a page's block, answered at the next read: the page
-    /// before it is complete and taken.
+    /// A read error met with bytes still held (reading ahead), answered once they are used
+    /// up: a record complete before a corrupt stretch is taken.
     deferred: Option<io::Error>,
     /// Bytes consumed so far (decompressed).
     position: u64,
@@ -111,11 +111,18 @@ impl WarcStream {
         &self.buf[self.start..self.end]
     }
 
-    /// Reads until `n` bytes are held or the stream ends; answers how many are held.
+    /// Reads until `n` bytes are held or the stream ends; answers how many are held. A read
+    /// error after some bytes are held is kept (see [`WarcStream::stalled`]) and answered once
+    /// they are used up, so that a record read whole before a corrupt stretch is taken.
     fn ensure(&mut self, n: usize) -> io::Result<usize> {
         while self.end - self.start < n && !self.eof {
-            if let Some(e) = self.deferred.take() {
-                return Err(e);
+            if self.deferred.is_some() {
+                if self.end > self.start {
+                    break;
+                }
+                if let Some(e) = self.deferred.take() {
+                    return Err(e);
+                }
             }
             if self.end == self.buf.len() {
                 if self.start > 0 {
@@ -127,11 +134,12 @@ impl WarcStream {
                     self.buf.resize(grown, 0);
                 }
             }
-            let read = self.source.read(&mut self.buf[self.end..])?;
-            if read == 0 {
-                self.eof = true;
+            match self.source.read(&mut self.buf[self.end..]) {
+                Ok(0) => self.eof = true,
+                Ok(read) => self.end += read,
+                Err(e) if self.end > self.start => self.deferred = Some(e),
+                Err(e) => return Err(e),
             }
-            self.end += read;
         }
         Ok(self.end - self.start)
     }
@@ -165,6 +173,7 @@ impl WarcStream {
                     });
                 }
                 None => {
+                    self.raise_deferred()?;
                     let held = self.end - self.start;
                     self.ensure(held + 4096)?;
                 }
@@ -191,6 +200,7 @@ impl WarcStream {
                     if held - status > max_header {
                         break;
                     }
+                    self.raise_deferred()?;
                     self.ensure(held + 4096)?;
                 }
             }
@@ -347,6 +357,14 @@ impl WarcStream {
     fn look(&mut self, n: usize) {
         if let Err(e) = self.ensure(n) {
             self.deferred = Some(e);
+        }
+    }
+
+    /// A kept read error, now that more bytes than those held are needed.
+    fn raise_deferred(&mut self) -> io::Result<()> {
+        match self.deferred.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
         }
     }
 
