@@ -1,5 +1,6 @@
 //! The bytes a WARC file's records are parsed from: decompressed here (gzip per record or
-//! whole, zstd, lz4, by `fastwarc`'s decoders) into a buffer that looks ahead, so that
+//! whole with `zlib-rs`, the inflater `fastwarc` uses; zstd and lz4 by `fastwarc`'s decoders)
+//! into a buffer that looks ahead, so that
 //!
 //! - an empty gzip member (or zstd frame) is passed over, not taken for the end of the file;
 //! - a record's header is known to fit the header bound before `fastwarc` parses it, and a
@@ -15,11 +16,11 @@
 use std::any::Any;
 use std::io::{self, BufRead, Read, Seek, SeekFrom};
 
-use fastwarc::stream_io::gzip::GzipReader;
 use fastwarc::stream_io::lz4::Lz4Reader;
 use fastwarc::stream_io::traits::WarcRead;
 use fastwarc::stream_io::zstd::ZstdReader;
 use memchr::{memchr, memmem};
+use zlib_rs::{Inflate, InflateFlush, Status};
 
 /// The buffer's usual size; it grows only to hold a header or a page's overrun whole.
 const BUFFER_BYTES: usize = 256 << 10;
@@ -51,7 +52,10 @@ enum Source {
     Unsniffed(Option<Box<dyn Read + Send>>),
     /// A plain WARC.
     Plain(Box<dyn Read + Send>),
-    /// A decoder, and how far into its compressed input it was when it last answered nothing.
+    /// Gzip members, inflated here.
+    Gzip(Box<Gzip>),
+    /// A `fastwarc` decoder (zstd, lz4), and how far into its compressed input it was when it
+    /// last answered nothing.
     Decoder(Box<dyn WarcRead>, u64),
 }
 
@@ -407,7 +411,7 @@ impl Source {
                     };
                     *self = match magic.as_slice() {
                         [0x1f, 0x8b, 0x08, ..] => {
-                            Source::Decoder(Box::new(GzipReader::new(inner)), 0)
+                            Source::Gzip(Box::new(Gzip::new(Box::new(inner))))
                         }
                         [0x28, 0xb5, 0x2f, 0xfd] | [0x5d, 0x2a, 0x4d, 0x18] => {
                             Source::Decoder(Box::new(ZstdReader::new(inner)), 0)
@@ -422,6 +426,7 @@ impl Source {
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                     other => return other,
                 },
+                Source::Gzip(gzip) => return gzip.read(out),
                 Source::Decoder(decoder, seen) => {
                     let chunk = decoder.fill_buf()?;
                     if !chunk.is_empty() {
@@ -438,6 +443,93 @@ impl Source {
                     }
                     *seen = now;
                 }
+            }
+        }
+    }
+}
+
+/// Bytes of compressed input read at a time.
+const GZIP_INPUT_BYTES: usize = 128 << 10;
+
+/// Gzip members one after the other (`cat a.gz b.gz`), inflated straight into the caller's
+/// buffer. An empty member yields nothing and is passed over; a stream that ends inside a member
+/// is an `UnexpectedEof` error (so a whole-file gzip cut at a record's end is not taken for
+/// the end); bytes after a member that are no member are an `InvalidData` error.
+struct Gzip {
+    raw: Box<dyn Read + Send>,
+    input: Vec<u8>,
+    at: usize,
+    len: usize,
+    raw_ended: bool,
+    inflate: Inflate,
+    /// A member was begun and has not ended.
+    in_member: bool,
+}
+
+/// `zlib-rs`'s window bits for a gzip header and the largest window.
+const GZIP_WINDOW_BITS: u8 = 16 + 15;
+
+impl Gzip {
+    fn new(raw: Box<dyn Read + Send>) -> Gzip {
+        Gzip {
+            raw,
+            input: vec![0; GZIP_INPUT_BYTES],
+            at: 0,
+            len: 0,
+            raw_ended: false,
+            inflate: Inflate::new(true, GZIP_WINDOW_BITS),
+            in_member: false,
+        }
+    }
+
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        loop {
+            if self.at == self.len && !self.raw_ended {
+                self.at = 0;
+                self.len = loop {
+                    match self.raw.read(&mut self.input) {
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        other => break other?,
+                    }
+                };
+                self.raw_ended = self.len == 0;
+            }
+            if self.at == self.len {
+                if self.in_member {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "the gzip stream ends inside a member",
+                    ));
+                }
+                return Ok(0);
+            }
+            let (total_in, total_out) = (self.inflate.total_in(), self.inflate.total_out());
+            let status = self
+                .inflate
+                .decompress(&self.input[self.at..self.len], out, InflateFlush::NoFlush)
+                .map_err(|e| {
+                    io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!("gzip decompression error: {}", e.as_str()),
+                    )
+                })?;
+            let used = (self.inflate.total_in() - total_in) as usize;
+            let made = (self.inflate.total_out() - total_out) as usize;
+            self.at += used;
+            if used > 0 {
+                self.in_member = true;
+            }
+            if status == Status::StreamEnd {
+                self.inflate = Inflate::new(true, GZIP_WINDOW_BITS);
+                self.in_member = false;
+            } else if used == 0 && made == 0 && self.at < self.len {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "gzip decompression made no progress",
+                ));
+            }
+            if made > 0 || out.is_empty() {
+                return Ok(made);
             }
         }
     }
@@ -587,6 +679,22 @@ mod tests {
             packed.extend(pack(b""));
             assert_eq!(all(stream(packed)), b"WARC/1.0\r\none\r\n");
         }
+    }
+
+    #[test]
+    fn a_gzip_stream_that_ends_inside_a_member_is_an_error_not_the_end() {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        io::Write::write_all(&mut e, b"WARC/1.0\r\nContent-Length: 0\r\n\r\n\r\n\r\n").unwrap();
+        let whole = e.finish().unwrap();
+        // Without its trailer: every byte of the record inflates, but the member is not done.
+        let mut s = stream(whole[..whole.len() - 8].to_vec());
+        let mut out = Vec::new();
+        let error = s.read_to_end(&mut out).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::UnexpectedEof);
+        assert_eq!(
+            all(stream(whole)),
+            b"WARC/1.0\r\nContent-Length: 0\r\n\r\n\r\n\r\n"
+        );
     }
 
     #[test]
