@@ -451,6 +451,19 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
     e.finish().unwrap()
 }
 
+/// The records one after the other, each its own gzip member when `gzip_members`.
+fn concat(records: &[Vec<u8>], gzip_members: bool) -> Vec<u8> {
+    let mut warc = Vec::new();
+    for record in records {
+        if gzip_members {
+            warc.extend(gzip(record));
+        } else {
+            warc.extend_from_slice(record);
+        }
+    }
+    warc
+}
+
 /// The text `extract` gives each of `pages` read as JSONL.
 fn jsonl_texts(dir: &Path, pages: &[Value]) -> Vec<Value> {
     let mut jsonl = String::new();
@@ -516,14 +529,7 @@ fn a_warc_record_whose_header_is_over_64_kib_is_passed_over_not_the_rest_of_the_
         warc_record("response", &url(3), "", &http_response(&pages[3]), None),
     ];
     for gzip_members in [false, true] {
-        let mut warc = Vec::new();
-        for record in &records {
-            if gzip_members {
-                warc.extend(gzip(record));
-            } else {
-                warc.extend_from_slice(record);
-            }
-        }
+        let warc = concat(&records, gzip_members);
         let path = dir.path().join(format!("big-header-{gzip_members}.warc"));
         std::fs::write(&path, &warc).unwrap();
         let out = dir.path().join(format!("big-header-{gzip_members}.jsonl"));
@@ -576,14 +582,7 @@ fn a_short_content_length_is_read_to_the_next_record_and_the_page_says_so() {
         short(2),
     ];
     for gzip_members in [false, true] {
-        let mut warc = Vec::new();
-        for record in &records {
-            if gzip_members {
-                warc.extend(gzip(record));
-            } else {
-                warc.extend_from_slice(record);
-            }
-        }
+        let warc = concat(&records, gzip_members);
         let name = format!("short-{gzip_members}.warc");
         let path = dir.path().join(&name);
         std::fs::write(&path, &warc).unwrap();
