@@ -239,8 +239,10 @@ impl PageContext<'_> {
             .reads_links()
             .then(|| links::profile(self.keyer, &page, &blocks, &self.tokenizer.take_links()));
         let (mut time_ms, clamped) = learn::event_time_ms(&page, input.timestamp_ms);
-        let mut warnings = std::mem::take(&mut page.warnings);
-        self.stats.dropped_fields += warnings.len() as u64;
+        let dropped = std::mem::take(&mut page.warnings);
+        self.stats.dropped_fields += dropped.len() as u64;
+        let mut warnings = std::mem::take(&mut page.carried_warnings);
+        warnings.extend(dropped);
         // A page the parse limits cut says so: its text is not all there.
         if self.tokenizer.stats().block_limit_hit {
             warnings.push(format!(

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use flate2::read::GzDecoder;
+use flate2::read::MultiGzDecoder;
 
 use thiserror::Error;
 
@@ -377,7 +377,8 @@ fn sniff(mut raw: Box<dyn Read + Send>) -> io::Result<(Vec<u8>, Box<dyn Read + S
     if super::is_gzip_member(&head) {
         let mut plain = Vec::new();
         // What decodes of a member's start; an error past the first bytes does not matter here.
-        let _ = GzDecoder::new(&head[..])
+        // Members one after the other: an empty first member hides nothing.
+        let _ = MultiGzDecoder::new(&head[..])
             .take(SNIFF_PLAIN_BYTES)
             .read_to_end(&mut plain);
         return Ok((plain, rest));

@@ -75,6 +75,10 @@ pub(super) fn read(bytes: &[u8]) -> Result<(Wire, Vec<String>), RecordError> {
             }
             continue;
         }
+        if field == "warnings" {
+            wire.warnings = carried_warnings(value, &mut warnings);
+            continue;
+        }
         let text = match value {
             Value::Null => None,
             Value::String(s) if s.contains(NOT_UTF8) => {
@@ -116,7 +120,7 @@ pub(super) fn read(bytes: &[u8]) -> Result<(Wire, Vec<String>), RecordError> {
 }
 
 /// The fields the record knows.
-const FIELDS: [&str; 10] = [
+const FIELDS: [&str; 11] = [
     "url",
     "response_url",
     "title",
@@ -127,6 +131,7 @@ const FIELDS: [&str; 10] = [
     "domain",
     "headers",
     "warc_record_id",
+    "warnings",
 ];
 
 /// The fields without which there is no page.
@@ -197,6 +202,32 @@ fn headers(
         }
     }
     Ok((!headers.is_empty()).then_some(headers))
+}
+
+/// `warnings` as a list of strings; an item of another type, or not valid UTF-8, is dropped
+/// alone, a `warnings` that is no list whole, each with a warning of its own.
+fn carried_warnings(value: Value, warnings: &mut Vec<String>) -> Option<Vec<String>> {
+    let items = match value {
+        Value::Null => return None,
+        Value::Array(items) => items,
+        other => {
+            warnings.push(dropped("warnings", &format!("is {}", kind_of(&other))));
+            return None;
+        }
+    };
+    let mut carried = Vec::with_capacity(items.len());
+    for item in items {
+        match item {
+            Value::String(s) if !s.contains(NOT_UTF8) => carried.push(s),
+            Value::String(_) => {
+                warnings.push(dropped("warnings", "has an item that is not valid UTF-8"));
+            }
+            other => {
+                warnings.push(dropped("warnings", &format!("has {}", kind_of(&other))));
+            }
+        }
+    }
+    Some(carried)
 }
 
 fn kind_of(value: &Value) -> &'static str {

@@ -74,6 +74,10 @@ pub struct RawPage {
     pub fetched_at: Option<OffsetDateTime>,
     /// Optional fields dropped for their type or value, each named with the reason.
     pub warnings: Vec<String>,
+    /// Warnings the producer attached to the record (its `warnings` field, e.g. a WARC
+    /// reader's note that a record's `Content-Length` was short): carried to the output's
+    /// `warnings`, before the ones of decoding and processing.
+    pub carried_warnings: Vec<String>,
     /// The registrable domain the producer keyed the record by, when given.
     pub domain: Option<String>,
     /// The `WARC-Record-ID` of the WARC record the page was read from, when it was.
@@ -160,6 +164,7 @@ impl RawPage {
             domain: wire.domain.filter(|d| !d.trim().is_empty()),
             warc_record_id: wire.warc_record_id.filter(|id| !id.trim().is_empty()),
             warnings,
+            carried_warnings: wire.warnings.unwrap_or_default(),
         })
     }
 }
@@ -309,6 +314,35 @@ mod tests {
             decode(r#"{"url":"http://a.com","html":"x","fetched_at":"2024-05-01T10:00:00Z"}"#)
                 .unwrap();
         assert!(page.fetched_at.is_some() && page.warnings.is_empty());
+    }
+
+    #[test]
+    fn warnings_given_with_the_record_are_carried_and_a_bad_item_dropped_alone() {
+        let page =
+            decode(r#"{"url":"http://a.com","html":"x","warnings":["short block"]}"#).unwrap();
+        assert_eq!(page.carried_warnings, ["short block"]);
+        assert!(page.warnings.is_empty());
+        for (record, carried) in [
+            (
+                r#"{"url":"http://a.com","html":"x","warnings":[3,"b"]}"#,
+                vec!["b"],
+            ),
+            (
+                r#"{"url":"http://a.com","html":"x","warnings":"a"}"#,
+                vec![],
+            ),
+        ] {
+            let page = decode(record).unwrap_or_else(|e| panic!("{record}: {e}"));
+            assert_eq!(page.carried_warnings, carried, "{record}");
+            assert_eq!(page.warnings.len(), 1, "{record}");
+            assert!(page.warnings[0].starts_with("field `warnings`"));
+            assert_eq!(
+                RawPage::decode_with_serde(record.as_bytes(), 1 << 20).unwrap(),
+                page
+            );
+        }
+        let plain = decode(r#"{"url":"http://a.com","html":"x","warnings":null}"#).unwrap();
+        assert!(plain.carried_warnings.is_empty() && plain.warnings.is_empty());
     }
 
     #[test]

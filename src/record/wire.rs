@@ -24,6 +24,8 @@ pub(crate) struct Wire {
     pub warc_record_id: Option<String>,
     #[serde(default)]
     pub headers: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    pub warnings: Option<Vec<String>>,
 }
 
 impl Wire {
@@ -65,6 +67,10 @@ impl Wire {
                             let (value, end) = parse_string_or_null(bytes, i, room)?;
                             *slot = value;
                             i = end;
+                        } else if field == WARNINGS {
+                            let (warnings, end) = with_serde(bytes, i)?;
+                            wire.warnings = warnings;
+                            i = end;
                         } else {
                             let (headers, end) = with_serde(bytes, i)?;
                             wire.headers = headers;
@@ -97,8 +103,11 @@ const HTML: usize = 3;
 /// The index of `html_base64` in [`FIELDS`].
 const HTML_BASE64: usize = 4;
 
+/// The index of `warnings` in [`FIELDS`].
+const WARNINGS: usize = 10;
+
 /// The field names, in the order of [`Wire::string_field`]'s indices.
-const FIELDS: [&[u8]; 10] = [
+const FIELDS: [&[u8]; 11] = [
     b"url",
     b"response_url",
     b"title",
@@ -109,10 +118,11 @@ const FIELDS: [&[u8]; 10] = [
     b"domain",
     b"headers",
     b"warc_record_id",
+    b"warnings",
 ];
 
 impl Wire {
-    /// The string field named `FIELDS[index]`; `None` for `headers`.
+    /// The string field named `FIELDS[index]`; `None` for `headers` and `warnings`.
     fn string_field(&mut self, index: usize) -> Option<&mut Option<String>> {
         Some(match index {
             0 => &mut self.url,

@@ -80,7 +80,7 @@ fn texts(records: &[Value]) -> Vec<&str> {
 fn skipped(stderr: &str, reason: &str) -> u64 {
     let line = stderr
         .lines()
-        .find(|l| l.contains("WARC records without a page"))
+        .find(|l| l.contains("without a page ("))
         .unwrap_or_else(|| panic!("no skipped line: {stderr}"));
     let list = &line[line.find('(').unwrap() + 1..line.rfind(')').unwrap()];
     list.split(", ")
@@ -408,4 +408,203 @@ fn outputs_named_gz_and_zst_are_compressed_and_read_back_equal() {
         String::from_utf8(zstd::decode_all(&zst_errors[..]).unwrap()).unwrap(),
         plain_errors
     );
+}
+
+/// One WARC record: its header (with `extra` header lines, each ending in CRLF) and block;
+/// `content_length` is what the header claims (the block's length when `None`).
+fn warc_record(
+    kind: &str,
+    uri: &str,
+    extra: &str,
+    block: &[u8],
+    content_length: Option<usize>,
+) -> Vec<u8> {
+    let content_type = match kind {
+        "request" => "application/http; msgtype=request",
+        _ => "application/http; msgtype=response",
+    };
+    let mut bytes = format!(
+        "WARC/1.1\r\nWARC-Type: {kind}\r\nWARC-Record-ID: <urn:uuid:{kind}-{uri}>\r\nWARC-Date: 2024-05-01T10:00:00Z\r\nWARC-Target-URI: {uri}\r\n{extra}Content-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
+        content_length.unwrap_or(block.len())
+    )
+    .into_bytes();
+    bytes.extend_from_slice(block);
+    bytes.extend_from_slice(b"\r\n\r\n");
+    bytes
+}
+
+/// The HTTP response of a sample page, as a crawler stores it.
+fn http_response(page: &Value) -> Vec<u8> {
+    let html = page["html"].as_str().unwrap().as_bytes();
+    let mut response = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\n\r\n",
+        html.len()
+    )
+    .into_bytes();
+    response.extend_from_slice(html);
+    response
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
+}
+
+/// The records one after the other, each its own gzip member when `gzip_members`.
+fn concat(records: &[Vec<u8>], gzip_members: bool) -> Vec<u8> {
+    let mut warc = Vec::new();
+    for record in records {
+        if gzip_members {
+            warc.extend(gzip(record));
+        } else {
+            warc.extend_from_slice(record);
+        }
+    }
+    warc
+}
+
+/// The text `extract` gives each of `pages` read as JSONL.
+fn jsonl_texts(dir: &Path, pages: &[Value]) -> Vec<Value> {
+    let mut jsonl = String::new();
+    for page in pages {
+        jsonl.push_str(&page.to_string());
+        jsonl.push('\n');
+    }
+    let path = dir.join("pages.jsonl");
+    std::fs::write(&path, jsonl).unwrap();
+    let out = dir.join("pages.out.jsonl");
+    let (code, stderr) = extract(dir, path.to_str().unwrap(), &out, None);
+    assert_eq!(code, 0, "{stderr}");
+    read_jsonl(&out)
+}
+
+#[test]
+fn a_warc_gz_with_empty_gzip_members_is_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = sample_records(15);
+    let expected = jsonl_texts(dir.path(), &pages);
+    assert_eq!(expected.len(), 15);
+    // An empty member as gzip writes it for an empty input: header and trailer, no data.
+    let empty = gzip(b"");
+    assert_eq!(empty.len(), 20);
+    // Gzip per record, empty members first, between records (two in a row) and last; then a
+    // whole-file member of five more pages.
+    let mut warc = Vec::new();
+    warc.extend_from_slice(&empty);
+    warc.extend(sample_warc(&pages[..5], true));
+    warc.extend_from_slice(&empty);
+    warc.extend_from_slice(&empty);
+    warc.extend(sample_warc(&pages[5..10], true));
+    warc.extend_from_slice(&empty);
+    warc.extend(gzip(&sample_warc(&pages[10..], false)));
+    warc.extend_from_slice(&empty);
+    let path = dir.path().join("empty-members.warc.gz");
+    std::fs::write(&path, &warc).unwrap();
+    for (input, stdin) in [(path.to_str().unwrap(), None), ("-", Some(&warc[..]))] {
+        let out = dir.path().join(format!("empty-{}.jsonl", stdin.is_some()));
+        let (code, stderr) = extract(dir.path(), input, &out, stdin);
+        assert_eq!(code, 0, "{stderr}");
+        let records = read_jsonl(&out);
+        assert_eq!(texts(&records), texts(&expected), "{stderr}");
+        assert_eq!(skipped(&stderr, "warcinfo"), 3, "{stderr}");
+        assert_eq!(skipped(&stderr, "request"), 15, "{stderr}");
+    }
+}
+
+#[test]
+fn a_warc_record_whose_header_is_over_64_kib_is_passed_over_not_the_rest_of_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = sample_records(4);
+    let expected = jsonl_texts(dir.path(), &pages);
+    let url = |i: usize| pages[i]["url"].as_str().unwrap().to_owned();
+    // A header line of 70 KB (a cookie, say): the header is over the 64 KiB bound.
+    let big = format!("X-Cookie: {}\r\n", "a".repeat(70_000));
+    let records = [
+        warc_record("response", &url(0), "", &http_response(&pages[0]), None),
+        warc_record("response", &url(1), &big, &http_response(&pages[1]), None),
+        warc_record("request", &url(2), &big, b"GET / HTTP/1.1\r\n\r\n", None),
+        warc_record("response", &url(2), "", &http_response(&pages[2]), None),
+        // Just within the bound: read as usual.
+        warc_record("response", &url(3), "", &http_response(&pages[3]), None),
+    ];
+    for gzip_members in [false, true] {
+        let warc = concat(&records, gzip_members);
+        let path = dir.path().join(format!("big-header-{gzip_members}.warc"));
+        std::fs::write(&path, &warc).unwrap();
+        let out = dir.path().join(format!("big-header-{gzip_members}.jsonl"));
+        let (code, stderr) = extract(dir.path(), path.to_str().unwrap(), &out, None);
+        assert_eq!(code, 0, "{stderr}");
+        let got = read_jsonl(&out);
+        let urls: Vec<&str> = got.iter().map(|r| r["url"].as_str().unwrap()).collect();
+        assert_eq!(urls, [url(0), url(2), url(3)], "{stderr}");
+        assert_eq!(got[1]["text"], expected[2]["text"]);
+        assert_eq!(got[2]["text"], expected[3]["text"]);
+        // The response is a dead letter that names it; the request is counted; both warned.
+        let errors = read_jsonl(
+            &dir.path()
+                .join(format!("big-header-{gzip_members}.errors.jsonl")),
+        );
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0]["error"]["kind"], "too-large", "{errors:?}");
+        let message = errors[0]["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("header") && message.contains("65536"),
+            "{message}"
+        );
+        assert_eq!(errors[0]["source"]["offset"], 2, "{errors:?}");
+        assert_eq!(errors[0]["payload"], url(1), "{errors:?}");
+        assert_eq!(skipped(&stderr, "WARC header over 64 KiB"), 1, "{stderr}");
+        assert_eq!(
+            stderr.matches("over the bound of 65536").count(),
+            2,
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_short_content_length_is_read_to_the_next_record_and_the_page_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = sample_records(3);
+    let expected = jsonl_texts(dir.path(), &pages);
+    let url = |i: usize| pages[i]["url"].as_str().unwrap().to_owned();
+    // The block of the first and the last record is longer than its Content-Length says (by
+    // more than half the page, as a writer that counts characters for bytes can leave it).
+    let short = |i: usize| {
+        let block = http_response(&pages[i]);
+        let claimed = block.len() / 3;
+        warc_record("response", &url(i), "", &block, Some(claimed))
+    };
+    let records = [
+        short(0),
+        warc_record("response", &url(1), "", &http_response(&pages[1]), None),
+        short(2),
+    ];
+    for gzip_members in [false, true] {
+        let warc = concat(&records, gzip_members);
+        let name = format!("short-{gzip_members}.warc");
+        let path = dir.path().join(&name);
+        std::fs::write(&path, &warc).unwrap();
+        let out = dir.path().join(format!("{name}.jsonl"));
+        let (code, stderr) = extract(dir.path(), path.to_str().unwrap(), &out, None);
+        assert_eq!(code, 0, "{stderr}");
+        let got = read_jsonl(&out);
+        assert_eq!(texts(&got), texts(&expected), "{stderr}");
+        for i in [0, 2] {
+            let warnings = got[i]["warnings"].as_array().expect("warnings");
+            assert!(
+                warnings
+                    .iter()
+                    .any(|w| w.as_str().unwrap().contains("Content-Length")),
+                "{warnings:?}"
+            );
+        }
+        assert!(got[1]["warnings"].as_array().is_none_or(|w| w.is_empty()));
+        assert!(!dir
+            .path()
+            .join(format!("{name}.errors.jsonl"))
+            .metadata()
+            .is_ok_and(|m| m.len() > 0));
+    }
 }

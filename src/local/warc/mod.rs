@@ -5,13 +5,16 @@
 //! Records are parsed by `fastwarc`, streaming: a record's block is read only when it is an
 //! HTML page within the size limit, and never beyond `max_record_bytes`.
 
+mod stream;
+
 use std::collections::BTreeMap;
-use std::io::{self, BufReader, Read, Seek, SeekFrom};
+use std::io::{self, Read, Seek};
 
 use base64::Engine as _;
-use fastwarc::warc::iter::{ArchiveIteratorOptions, ArchiveIteratorThreadSafe};
+use fastwarc::stream_io::traits::WarcRead;
 use fastwarc::warc::record::{AutoDecode, WarcRecord, WarcRecordType};
 
+use self::stream::{Ahead, Overrun, Oversized, WarcStream};
 use super::http;
 use super::source::Item;
 use crate::record::{DeadLetter, ErrorKind, Source};
@@ -34,11 +37,16 @@ pub mod skip {
     pub const ENCODING: &str = "content encoding not supported";
     /// A `response` with no `WARC-Target-URI`.
     pub const NO_URI: &str = "no target URI";
+    /// A record of a type without a page (`request`, `metadata`…) whose WARC header is over
+    /// the 64 KiB bound: passed over, block and all (a `response` or `resource` is a
+    /// `too-large` dead letter instead).
+    pub const HEADER_TOO_LONG: &str = "WARC header over 64 KiB";
 }
 
 /// The records of one WARC stream, in stream order.
 pub struct WarcReader {
-    records: ArchiveIteratorThreadSafe,
+    /// The stream, between records (`fastwarc` holds it while a record is read).
+    stream: Option<Box<WarcStream>>,
     name: String,
     number: u64,
     complete: u64,
@@ -47,35 +55,8 @@ pub struct WarcReader {
     skipped: BTreeMap<&'static str, u64>,
 }
 
-/// A reader that counts what it reads and answers its position, the one seek `fastwarc` makes
-/// on a stream; any other seek is refused (stdin cannot seek).
-struct Forward<R> {
-    inner: R,
-    position: u64,
-}
-
-impl<R: Read> Read for Forward<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.position += n as u64;
-        Ok(n)
-    }
-}
-
-impl<R> Seek for Forward<R> {
-    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
-        match pos {
-            SeekFrom::Current(0) => Ok(self.position),
-            _ => Err(io::Error::new(
-                io::ErrorKind::Unsupported,
-                "a WARC input is read forward only",
-            )),
-        }
-    }
-}
-
 impl WarcReader {
-    /// Reads the WARC stream `reader` (plain, gzip or zstd, detected by its magic bytes);
+    /// Reads the WARC stream `reader` (plain, gzip, zstd or lz4, detected by its magic bytes);
     /// `name` is the input's display name for the records' [`Source`].
     pub fn new(
         reader: Box<dyn Read + Send>,
@@ -83,24 +64,8 @@ impl WarcReader {
         max_record_bytes: usize,
         payload_bytes: usize,
     ) -> WarcReader {
-        let stream = BufReader::with_capacity(
-            1 << 16,
-            Forward {
-                inner: reader,
-                position: 0,
-            },
-        );
-        let options = ArchiveIteratorOptions {
-            stream_detect: true,
-            parse_http: false,
-            decode_http_payload: AutoDecode::None,
-            verify_digests: false,
-            quirks_mode: true,
-            max_header_len: MAX_HEADER_BYTES,
-            inplace: false,
-        };
         WarcReader {
-            records: ArchiveIteratorThreadSafe::with_options(stream, options),
+            stream: Some(Box::new(WarcStream::new(reader))),
             name: name.to_owned(),
             number: 0,
             complete: 0,
@@ -132,28 +97,70 @@ impl WarcReader {
     pub fn next_item(&mut self) -> io::Result<Option<Item>> {
         loop {
             self.complete = self.number;
-            let Some(next) = self.records.next() else {
+            let Some(mut stream) = self.stream.take() else {
                 return Ok(None);
             };
-            let shared = next?;
-            self.number += 1;
-            let mut record = shared
-                .lock()
-                .map_err(|_| io::Error::other("WARC record lock poisoned"))?;
-            let source = Source::line(&self.name, self.number);
-            match self.page(&mut record, source)? {
-                Page::Item(item) => return Ok(Some(item)),
-                Page::Skipped(reason, read) => {
-                    if !read {
-                        consume(&mut record)?;
+            match stream.ahead(MAX_HEADER_BYTES)? {
+                Ahead::End => return Ok(None),
+                Ahead::Oversized(over) => {
+                    self.stream = Some(stream);
+                    self.number += 1;
+                    match self.oversized(over) {
+                        Some(item) => return Ok(Some(item)),
+                        None => continue,
                     }
-                    *self.skipped.entry(reason).or_insert(0) += 1;
                 }
+                Ahead::Record => {}
+            }
+            let stream: Box<dyn WarcRead> = stream;
+            let mut record = WarcRecord::from_reader_with_opts(stream, true, MAX_HEADER_BYTES)?;
+            self.number += 1;
+            let source = Source::line(&self.name, self.number);
+            let page = self.page(&mut record, source)?;
+            if self.stream.is_none() {
+                consume(&mut record)?;
+                self.stream = Some(detach(&mut record)?);
+            }
+            match page {
+                Page::Item(item) => return Ok(Some(item)),
+                Page::Skipped(reason) => *self.skipped.entry(reason).or_insert(0) += 1,
             }
         }
     }
 
-    /// What one record is: a page, a dead letter, or skipped for a reason.
+    /// A record passed over for the size of its header: a `too-large` dead letter when it may
+    /// have been a page (a `response` or `resource`), else counted; a warning either way.
+    fn oversized(&mut self, over: Oversized) -> Option<Item> {
+        let record_type = over.record_type.as_deref().unwrap_or("(none)");
+        let uri = over.target_uri.as_deref().unwrap_or("");
+        tracing::warn!(
+            source = %self.name,
+            record = self.number,
+            "WARC record {} ({record_type} {uri}) has a header of {} bytes, over the bound of \
+             {MAX_HEADER_BYTES}: passed over with its block of {} bytes",
+            self.number,
+            over.header_bytes,
+            over.block_bytes,
+        );
+        let maybe_page = ["response", "resource"]
+            .iter()
+            .any(|t| record_type.eq_ignore_ascii_case(t));
+        if !maybe_page {
+            *self.skipped.entry(skip::HEADER_TOO_LONG).or_insert(0) += 1;
+            return None;
+        }
+        let message = format!(
+            "WARC record header is {} bytes, over the bound of {MAX_HEADER_BYTES}: the record \
+             was passed over",
+            over.header_bytes
+        );
+        let source = Source::line(&self.name, self.number);
+        match self.dead_letter(ErrorKind::TooLarge, message, source, uri) {
+            Page::Item(item) => Some(item),
+            Page::Skipped(_) => None,
+        }
+    }
+
     /// A dead letter for the record of `url` (its URL is all the payload it keeps).
     fn dead_letter(&self, kind: ErrorKind, message: String, source: Source, url: &str) -> Page {
         Page::Item(Item::DeadLetter(DeadLetter::new(
@@ -165,14 +172,16 @@ impl WarcReader {
         )))
     }
 
-    fn page(&self, record: &mut WarcRecord, source: Source) -> io::Result<Page> {
+    /// What one record is: a page, a dead letter, or skipped for a reason. Reading a page's
+    /// block, it takes the stream back (into `self.stream`) to look past the block.
+    fn page(&mut self, record: &mut WarcRecord, source: Source) -> io::Result<Page> {
         let is_response = match record.record_type() {
             WarcRecordType::Response => true,
             WarcRecordType::Resource => false,
-            other => return Ok(Page::Skipped(other.as_str(), false)),
+            other => return Ok(Page::Skipped(other.as_str())),
         };
         if record.headers().contains_key("WARC-Truncated") {
-            return Ok(Page::Skipped(skip::TRUNCATED, false));
+            return Ok(Page::Skipped(skip::TRUNCATED));
         }
         let Some(url) = record
             .headers()
@@ -185,7 +194,7 @@ impl WarcReader {
             })
             .filter(|u| !u.is_empty())
         else {
-            return Ok(Page::Skipped(skip::NO_URI, false));
+            return Ok(Page::Skipped(skip::NO_URI));
         };
         let block_bytes = record.content_length();
         if block_bytes > self.max_record_bytes as u64 {
@@ -205,10 +214,10 @@ impl WarcReader {
                 return Ok(self.dead_letter(ErrorKind::InvalidField, message, source, &url));
             }
             let Some(http) = record.http_headers() else {
-                return Ok(Page::Skipped(skip::NOT_HTML, false));
+                return Ok(Page::Skipped(skip::NOT_HTML));
             };
             if http.status_code() != Some(200) {
-                return Ok(Page::Skipped(skip::NOT_200, false));
+                return Ok(Page::Skipped(skip::NOT_200));
             }
             if let Some(content_type) = http.get("Content-Type") {
                 headers.insert("Content-Type".to_owned(), content_type.into_owned());
@@ -222,7 +231,7 @@ impl WarcReader {
         }
         let content_type = headers.get("Content-Type").map(String::as_str);
         if content_type.is_some_and(|t| !http::is_html(t)) {
-            return Ok(Page::Skipped(skip::NOT_HTML, false));
+            return Ok(Page::Skipped(skip::NOT_HTML));
         }
         let expected = record.content_length();
         let reader = record
@@ -242,9 +251,34 @@ impl WarcReader {
                 ),
             ));
         }
+        // The block read, what follows it: a block longer than its Content-Length is read
+        // to the next record, and the page says so.
+        let mut stream = detach(record)?;
+        let overrun = stream.overrun(self.max_record_bytes.saturating_sub(body.len()));
+        self.stream = Some(stream);
+        let mut warnings = Vec::new();
+        match overrun {
+            Overrun::None => {}
+            Overrun::Read(extra) => {
+                warnings.push(format!(
+                    "the WARC record's Content-Length ({block_bytes}) ends {} bytes before its \
+                     block does: the page was read to the next record",
+                    extra.len()
+                ));
+                body.extend_from_slice(&extra);
+            }
+            Overrun::TooLong => {
+                let message = format!(
+                    "the WARC record's Content-Length ({block_bytes}) ends before its block \
+                     does, and the block runs on past the limit of {} bytes",
+                    self.max_record_bytes
+                );
+                return Ok(self.dead_letter(ErrorKind::TooLarge, message, source, &url));
+            }
+        }
         let body = match http::decode_payload(body, &encodings, self.max_record_bytes) {
             Ok(body) => body,
-            Err(http::PayloadError::Unsupported) => return Ok(Page::Skipped(skip::ENCODING, true)),
+            Err(http::PayloadError::Unsupported) => return Ok(Page::Skipped(skip::ENCODING)),
             Err(http::PayloadError::TooLarge) => {
                 let message = format!(
                     "decoded payload is over the limit of {} bytes",
@@ -258,7 +292,7 @@ impl WarcReader {
             }
         };
         if content_type.is_none() && !http::looks_like_html(&body) {
-            return Ok(Page::Skipped(skip::NOT_HTML, true));
+            return Ok(Page::Skipped(skip::NOT_HTML));
         }
         let mut page = serde_json::json!({
             "url": url,
@@ -273,6 +307,9 @@ impl WarcReader {
         if let Some(id) = record.record_id() {
             page["warc_record_id"] = serde_json::json!(id.trim());
         }
+        if !warnings.is_empty() {
+            page["warnings"] = serde_json::json!(warnings);
+        }
         let bytes = serde_json::to_vec(&page).map_err(io::Error::other)?;
         Ok(Page::Item(Item::Record { bytes, source }))
     }
@@ -281,8 +318,18 @@ impl WarcReader {
 /// What a record turned out to be.
 enum Page {
     Item(Item),
-    /// Skipped for a reason; `true` when its block was read already.
-    Skipped(&'static str, bool),
+    /// Skipped for a reason.
+    Skipped(&'static str),
+}
+
+/// The stream a record was read from, taken back from it.
+fn detach(record: &mut WarcRecord) -> io::Result<Box<WarcStream>> {
+    record
+        .detach_reader()
+        .ok_or_else(|| io::Error::other("a WARC record without its stream"))?
+        .into_any()
+        .downcast::<WarcStream>()
+        .map_err(|_| io::Error::other("a WARC record read from another stream"))
 }
 
 /// Reads the rest of a record's block, so that a record cut short is an error, not the end.
@@ -351,6 +398,28 @@ mod tests {
         bytes.extend_from_slice(block);
         bytes.extend_from_slice(b"\r\n\r\n");
         bytes
+    }
+
+    #[test]
+    fn a_page_before_bytes_that_are_no_gzip_member_is_taken_then_the_error() {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(
+            &mut e,
+            &response(
+                "http://a.example/",
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>hello</p>",
+            ),
+        )
+        .unwrap();
+        let mut gz = e.finish().unwrap();
+        gz.extend_from_slice(b"bytes that are no gzip member\n");
+        let mut reader = WarcReader::new(Box::new(io::Cursor::new(gz)), "t.warc.gz", 1 << 20, 64);
+        match reader.next_item().unwrap() {
+            Some(Item::Record { source, .. }) => assert_eq!(source.offset, 1),
+            other => panic!("{other:?}"),
+        }
+        assert!(reader.next_item().is_err());
+        assert_eq!(reader.records_read(), 1);
     }
 
     #[test]
