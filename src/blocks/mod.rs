@@ -160,7 +160,8 @@ pub struct Block {
 pub struct Extent {
     /// Offset of the block's first text run (the one that gave it its first visible character).
     pub start: u32,
-    /// Offset just past its last text run; `start < end`.
+    /// Offset just past its last text run; `start < end`, but for a block that is a formula
+    /// alone (a linear form is no run of the page's bytes), where they are equal.
     pub end: u32,
     /// Bytes of the block's text runs as written in the page (entities and white space
     /// included); the rest of `start..end` is markup.

@@ -530,7 +530,10 @@ impl State {
             return;
         };
         let start = u32::try_from(self.text.len()).unwrap_or(u32::MAX);
-        self.push_node(&formula.linear, false, limits);
+        // The linear form is no run of the page's bytes: for the block's extent it stands at
+        // the end of the text before it (a zero-length run; the formula's markup counts as tags).
+        let at = self.block_extent.end as usize;
+        self.push_node(&formula.linear, false, limits, (at, at));
         let end = u32::try_from(self.text.len()).unwrap_or(u32::MAX);
         self.marks.math(start, end, formula.tex, formula.display);
     }
