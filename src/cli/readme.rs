@@ -81,6 +81,8 @@ fn commands(line: &str) -> Vec<Vec<String>> {
         match (quote, c) {
             (Some(q), c) if c == q => quote = None,
             (Some(_), c) => word.push(c),
+            // A comment runs to the end of the line.
+            (None, '#') if !in_word => break,
             (None, '\'' | '"') => {
                 quote = Some(c);
                 in_word = true;
@@ -162,7 +164,7 @@ fn shown() -> Vec<Shown> {
         for (line, shell) in shell_lines(&text) {
             for command in commands(&shell) {
                 if let Some(args) = urltree_args(&command) {
-                    let synopsis = shell.contains('[');
+                    let synopsis = command.iter().any(|w| w.starts_with('['));
                     let mut words = vec!["urltree".to_owned()];
                     words.extend(args);
                     all.push(Shown {
