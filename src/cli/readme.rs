@@ -259,6 +259,13 @@ fn every_command_in_the_documentation_parses() {
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
+/// The flag a synopsis word shows: `[--jobs`, `--links[=WHERE]]` and `-q]` show `--jobs`,
+/// `--links` and `-q`.
+fn flag_of(word: &str) -> String {
+    let word = word.trim_matches(|c| "[]().,|".contains(c));
+    word.split(['=', '[']).next().unwrap_or(word).to_owned()
+}
+
 #[test]
 fn every_synopsis_lists_every_flag_of_its_subcommand() {
     let cli = Cli::command();
@@ -269,17 +276,14 @@ fn every_synopsis_lists_every_flag_of_its_subcommand() {
             continue;
         };
         seen.insert(sub.get_name().to_owned());
-        let listed: BTreeSet<String> = s.words[2..]
-            .iter()
-            .map(|w| w.trim_matches(|c| "[]().,|".contains(c)).to_owned())
-            .collect();
+        let listed: BTreeSet<String> = s.words[2..].iter().map(|w| flag_of(w)).collect();
         // A subcommand shown in several synopses (one per mode) lists each flag in one of them.
         let all_shown: BTreeSet<String> = shown()
             .iter()
             .filter(|o| o.synopsis && o.place.split(':').next() == s.place.split(':').next())
             .filter(|o| o.words.get(1) == s.words.get(1))
             .flat_map(|o| o.words[2..].to_vec())
-            .map(|w| w.trim_matches(|c| "[]().,|".contains(c)).to_owned())
+            .map(|w| flag_of(w))
             .collect();
         for (long, short) in own_flags(sub) {
             let shown = |f: &String| listed.contains(f) || all_shown.contains(f);
