@@ -283,7 +283,7 @@ fn every_synopsis_lists_every_flag_of_its_subcommand() {
             .filter(|o| o.synopsis && o.place.split(':').next() == s.place.split(':').next())
             .filter(|o| o.words.get(1) == s.words.get(1))
             .flat_map(|o| o.words[2..].to_vec())
-            .map(|w| flag_of(w))
+            .map(|w| flag_of(&w))
             .collect();
         for (long, short) in own_flags(sub) {
             let shown = |f: &String| listed.contains(f) || all_shown.contains(f);
