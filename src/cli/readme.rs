@@ -249,9 +249,8 @@ fn every_command_in_the_documentation_parses() {
             .cloned()
             .collect::<BTreeSet<_>>();
         for word in &s.words[2..] {
-            let flag = word.trim_matches(|c| "[]().,|".contains(c));
-            let flag = flag.split('=').next().unwrap_or(flag);
-            if flag.starts_with('-') && flag.len() > 1 && !known.contains(flag) {
+            let flag = flag_of(word);
+            if flag.starts_with('-') && flag.len() > 1 && !known.contains(&flag) {
                 failures.push(format!("{}: {} has no flag {flag}", s.place, s.words[1]));
             }
         }
