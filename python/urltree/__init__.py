@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Optional, Union
 
 from . import _urltree
+from . import _errors
 from ._errors import (
     KINDS,
     BadEncodingError,
@@ -44,28 +45,7 @@ from ._errors import (
     UrltreeError,
 )
 
-__all__ = [
-    "extract",
-    "Extractor",
-    "UNKNOWN_URL",
-    "UrltreeError",
-    "ConfigError",
-    "StateError",
-    "ClosedError",
-    "InputError",
-    "RejectedError",
-    "InvalidJsonError",
-    "MissingFieldError",
-    "InvalidFieldError",
-    "TooLargeError",
-    "BadEncodingError",
-    "BadUrlError",
-    "DomainMismatchError",
-    "BadHtmlError",
-    "UnreadableError",
-    "UndeliveredError",
-    "KINDS",
-]
+__all__ = ["extract", "Extractor", "UNKNOWN_URL", *_errors.__all__]
 
 #: The URL a page given without one is filed under (``.invalid`` never resolves, RFC 2606).
 UNKNOWN_URL: str = _urltree.UNKNOWN_URL
