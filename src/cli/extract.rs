@@ -268,20 +268,11 @@ impl Sink {
             .map(|l| &l.bytes[..]);
         self.crash.before_write(&mut self.output, output_line);
         match &emitted.outcome {
-            Some(Outcome::Clean(record)) => {
-                for warning in &record.warnings {
-                    self.warn(&record.source, warning);
+            Some(outcome) => {
+                for (source, message) in warnings_of(outcome) {
+                    self.warn(source, &message);
                 }
             }
-            Some(Outcome::Rejected(dead)) => {
-                let message = format!(
-                    "rejected ({}): {}",
-                    dead.error.kind.as_str(),
-                    dead.error.message
-                );
-                self.warn(&dead.source, &message);
-            }
-            Some(Outcome::Duplicate { .. }) => {}
             None => self.replayed += 1,
         }
         let written = match &emitted.line {
@@ -761,6 +752,26 @@ const ERRORS_IN_WORKING_DIR: &str = "urltree-errors.jsonl";
 /// How long a run on one engine over a fresh state takes before the summary suggests `--jobs`.
 const HINT_JOBS_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
 
+/// The per-record warnings an outcome carries: its page's, or why it was rejected.
+fn warnings_of(outcome: &Outcome) -> Vec<(&Source, String)> {
+    match outcome {
+        Outcome::Clean(record) => record
+            .warnings
+            .iter()
+            .map(|warning| (&record.source, warning.clone()))
+            .collect(),
+        Outcome::Rejected(dead) => vec![(
+            &dead.source,
+            format!(
+                "rejected ({}): {}",
+                dead.error.kind.as_str(),
+                dead.error.message
+            ),
+        )],
+        Outcome::Duplicate { .. } => Vec::new(),
+    }
+}
+
 /// One page without a state: the cold-start path, its record written to the output (or its
 /// dead letter to the errors file) as a run over a fresh state would write it.
 fn one_page(
@@ -778,19 +789,8 @@ fn one_page(
             Item::DeadLetter(dead) => Outcome::Rejected(Box::new(dead)),
         };
         if !args.quiet {
-            match &outcome {
-                Outcome::Clean(record) => {
-                    for warning in &record.warnings {
-                        tracing::warn!(source = %record.source.topic, "{warning}");
-                    }
-                }
-                Outcome::Rejected(dead) => tracing::warn!(
-                    source = %dead.source.topic,
-                    "rejected ({}): {}",
-                    dead.error.kind.as_str(),
-                    dead.error.message
-                ),
-                Outcome::Duplicate { .. } => {}
+            for (source, message) in warnings_of(&outcome) {
+                tracing::warn!(source = %source.topic, line = source.offset, "{message}");
             }
         }
         match Line::of(&outcome) {
