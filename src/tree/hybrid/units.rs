@@ -222,9 +222,15 @@ pub fn widen_to_units(
     })
 }
 
-/// On a page that keeps no paragraph of its own, keeps the records of its largest region of
-/// records when they hold more text than the page kept: their blocks dropped as link-dense or
-/// outside the main subtree. Returns the listing's layout, `None` when the page is no listing.
+/// Keeps the records of a page's largest region of records when the page is a listing: their
+/// blocks dropped as link-dense or outside the main subtree. A page is a listing when its
+/// records hold more text than it kept and either it keeps no paragraph of its own, or what it
+/// keeps is the listing's introduction: the records hold at least [`INTRO_SHARE`] times as much
+/// text, and most of the kept text comes before them (a category's description above its
+/// grid, a section's lead above its stories; an article's text beside a list of related
+/// stories is comparable to the list, and a sidebar beside it is no region its text leads
+/// into). Regions of link lists (see [`link_lists`]) are no records. Returns the listing's
+/// layout, `None` when the page is no listing.
 pub fn keep_listing(
     blocks: &[BlockFacts<'_>],
     out: &mut [Reason],
@@ -233,15 +239,22 @@ pub fn keep_listing(
     let kept = chars_where(blocks, out, 0..blocks.len(), |r| {
         r.label() == Label::Content
     });
-    if kept_prose(blocks, out) > 0 {
-        return None;
-    }
+    let prose = kept_prose(blocks, out) > 0;
+    let lists = LinkLists::of(blocks, regions);
     let (region, chars) = regions
         .iter()
         .filter_map(|r| records(blocks, r).map(|c| (r, c)))
+        .filter(|(r, _)| !lists.holds(blocks, r))
         .max_by_key(|&(_, c)| c)?;
     if chars < kept {
         return None;
+    }
+    if prose {
+        let first = region.units.first().map_or(0, |u| u.blocks.start);
+        let before = chars_where(blocks, out, 0..first, |r| r.label() == Label::Content);
+        if chars < INTRO_SHARE * kept || 2 * before < kept {
+            return None;
+        }
     }
     release(blocks, out, region, |r| {
         matches!(r, Reason::LinkDense | Reason::OutsideMainSubtree)
@@ -251,7 +264,100 @@ pub fn keep_listing(
     })
 }
 
-/// The characters of `region` when its units read as records (see [`keep_listing`]).
+/// How many times the text it keeps a page's records hold at least when that text is their
+/// introduction: a listing's description is a paragraph or two above dozens of records, where
+/// an article's related stories or a post's teasers weigh about as much as its text.
+pub const INTRO_SHARE: u64 = 3;
+
+/// Non-link characters of a block from which it is a text of its own, not a record's teaser:
+/// a teaser is cut to a sentence or two ([`PARAGRAPH`]), a quotation, a post or an article
+/// shown whole runs longer.
+pub const TEASER_CHARS: u32 = 2 * PARAGRAPH;
+
+/// The widgets of a page's sidebars and footers: units (of any region) that hold a heading of
+/// their own words and whose text lies mostly in lists of bare links (regions of at least
+/// [`MIN_LISTING_UNITS`] units, most of them a single link-dense block: "Recent posts",
+/// "Categories", "Links"). A column of such widgets is a run of alike units whose items read
+/// as headlines, but its items are lists, not records.
+struct LinkLists {
+    /// The widgets' block ranges.
+    widgets: Vec<std::ops::Range<usize>>,
+}
+
+impl LinkLists {
+    /// The widgets of the page of `blocks` and `regions`.
+    fn of(blocks: &[BlockFacts<'_>], regions: &[Region]) -> LinkLists {
+        let link_dense = |b: &BlockFacts<'_>| 2 * b.link_chars > b.chars;
+        // Characters in bare link lists, as prefix sums over the blocks.
+        let mut in_list = vec![false; blocks.len()];
+        for region in regions {
+            let bare = region
+                .units
+                .iter()
+                .filter(|u| u.blocks.len() == 1 && link_dense(&blocks[u.blocks.start]))
+                .count();
+            if region.units.len() >= MIN_LISTING_UNITS && 2 * bare > region.units.len() {
+                for i in region.blocks() {
+                    in_list[i] = true;
+                }
+            }
+        }
+        let mut listed = Vec::with_capacity(blocks.len() + 1);
+        let mut total = Vec::with_capacity(blocks.len() + 1);
+        let (mut l, mut t) = (0u64, 0u64);
+        listed.push(0);
+        total.push(0);
+        for (b, &listed_here) in blocks.iter().zip(&in_list) {
+            t += u64::from(b.chars);
+            if listed_here {
+                l += u64::from(b.chars);
+            }
+            listed.push(l);
+            total.push(t);
+        }
+        let widgets = regions
+            .iter()
+            .flat_map(|r| r.units.iter())
+            .filter(|u| {
+                let (s, e) = (u.blocks.start, u.blocks.end);
+                let headed = blocks[s..e].iter().any(|b| b.heading && !link_dense(b));
+                headed && 2 * (listed[e] - listed[s]) > total[e] - total[s]
+            })
+            .map(|u| u.blocks.clone())
+            .collect();
+        LinkLists { widgets }
+    }
+
+    /// True when `region` lies inside a widget, or most of its text is in units that are
+    /// widgets.
+    fn holds(&self, blocks: &[BlockFacts<'_>], region: &Region) -> bool {
+        let (Some(first), Some(last)) = (region.units.first(), region.units.last()) else {
+            return false;
+        };
+        let span = first.blocks.start..last.blocks.end;
+        if self
+            .widgets
+            .iter()
+            .any(|w| w.start <= span.start && span.end <= w.end)
+        {
+            return true;
+        }
+        let chars = |r: std::ops::Range<usize>| -> u64 {
+            blocks[r].iter().map(|b| u64::from(b.chars)).sum()
+        };
+        let all: u64 = region.units.iter().map(|u| chars(u.blocks.clone())).sum();
+        let widgets: u64 = region
+            .units
+            .iter()
+            .filter(|u| self.widgets.contains(&u.blocks))
+            .map(|u| chars(u.blocks.clone()))
+            .sum();
+        2 * widgets > all
+    }
+}
+
+/// The characters of `region` when its units read as records (see [`keep_listing`]): most
+/// units hold no text of their own longer than a teaser ([`TEASER_CHARS`]).
 fn records(blocks: &[BlockFacts<'_>], region: &Region) -> Option<u64> {
     let units = region.units.len();
     if units < MIN_LISTING_UNITS {
@@ -275,12 +381,22 @@ fn records(blocks: &[BlockFacts<'_>], region: &Region) -> Option<u64> {
             link_block_chars += c;
         }
     }
+    let texts = region
+        .units
+        .iter()
+        .filter(|u| {
+            blocks[u.blocks.clone()]
+                .iter()
+                .any(|b| own_chars(b) > u64::from(TEASER_CHARS))
+        })
+        .count();
     let headlines = link_blocks == 0 || link_block_chars >= HEADLINE_CHARS * link_blocks;
     let ok = 2 * marked <= chars
         && 2 * hidden <= chars
         && headlines
         && count > units
-        && count <= MAX_UNIT_BLOCKS * units;
+        && count <= MAX_UNIT_BLOCKS * units
+        && 2 * texts <= units;
     ok.then_some(chars)
 }
 
