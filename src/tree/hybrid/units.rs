@@ -14,15 +14,18 @@
 //!   them: the word names the kind of unit, not a region beside the main text. When the text so
 //!   marked outweighs what the page kept, it is kept. Where the page has a text of its own, an
 //!   article with its comments, the marks draw the line between them and stand.
-//! - **A listing** ([`keep_listing`]): a page that keeps no paragraph of its own ([`PARAGRAPH`])
-//!   and whose largest region of records holds more text than it kept is a listing, a front
-//!   page, a category, a grid of products or search results: every item is a link or sits in
-//!   one, so link density dropped them all. The region's items are its content, headlines and
-//!   all. Records are at least [`MIN_LISTING_UNITS`] units of at most [`MAX_UNIT_BLOCKS`] blocks
-//!   on average, more than a headline each (a date, a snippet, a price beside it), whose links
-//!   read as headlines ([`HEADLINE_CHARS`]), not marked or hidden by the markup: a menu's items
-//!   are a word or two each, a mega-menu's units dozens of links, a list of bare links in a
-//!   sidebar ("most popular posts") a headline each.
+//! - **A listing** ([`keep_listing`]): a page whose largest region of records holds more text
+//!   than it kept, and which keeps no paragraph of its own ([`PARAGRAPH`]) or only the
+//!   listing's introduction (the records hold [`INTRO_SHARE`] times its text, which comes
+//!   before them), is a listing, a front page, a category, a grid of products or search
+//!   results: every item is a link or sits in one, so link density dropped them all. The
+//!   region's items are its content, headlines and all. Records are at least
+//!   [`MIN_LISTING_UNITS`] units of at most [`MAX_UNIT_BLOCKS`] blocks on average, more than a
+//!   headline each (a date, a snippet, a price beside it), whose links read as headlines
+//!   ([`HEADLINE_CHARS`]), not marked or hidden by the markup, most without a text longer than
+//!   a teaser ([`TEASER_CHARS`]): a menu's items are a word or two each, a mega-menu's units
+//!   dozens of links, a list of bare links in a sidebar ("most popular posts") a headline each,
+//!   and a sidebar's column of such lists under their headings is widgets, not records.
 //!
 //! Only blocks dropped as outside the main subtree (and, in a listing, as link-dense; in marked
 //! units, as marked) are released, and only those the tree has counted on this page alone: what
@@ -402,35 +405,9 @@ fn records(blocks: &[BlockFacts<'_>], region: &Region) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::judge;
+    use super::super::fixtures::{corpus_pages, judge, phrases_found};
     use super::super::Rules;
-    use crate::eval::Snippets;
-
-    /// The HTML and the snippets of the wcxb-dev pages at `urls`, in order, from one read of
-    /// the set.
-    fn wcxb_pages(urls: &[&str]) -> Vec<(String, Snippets)> {
-        let path = crate::corpus::require_shared_dir().join("wcxb-dev");
-        let mut found: Vec<Option<(String, Snippets)>> = vec![None; urls.len()];
-        for page in crate::corpus::load(&path).expect("wcxb-dev") {
-            let record: serde_json::Value = serde_json::from_slice(&page.record).expect("record");
-            if let Some(i) = urls.iter().position(|u| record["url"] == *u) {
-                let html = record["html"].as_str().expect("html").to_owned();
-                found[i] = Some((html, page.snippets));
-            }
-        }
-        urls.iter()
-            .zip(found)
-            .map(|(url, page)| page.unwrap_or_else(|| panic!("{url} is not in wcxb-dev")))
-            .collect()
-    }
-
-    /// How many of the page's must-contain phrases the text kept under `rules` holds, and of
-    /// its must-not-contain phrases.
-    fn found(html: &str, snippets: &Snippets, rules: Rules) -> (usize, usize) {
-        let (kept, _) = judge(html, rules);
-        let check = snippets.check(&kept.join("\n"));
-        (check.with_found, check.without_found)
-    }
+    use crate::eval::score_page;
 
     /// Real pages of each class on a domain's first page: with the units rules the phrases of
     /// their main text are found; without the one rule that judges their units, most are lost,
@@ -460,12 +437,28 @@ mod tests {
                 "https://www.anthropologie.com/collection-decorative-candles",
                 "listings",
             ),
+            // Listings introduced by a paragraph of the page's own: a catalogue of courses, a
+            // shop's category under its description.
+            (
+                "https://professional.mit.edu/certificate-programs",
+                "listings",
+            ),
+            (
+                "https://www.projectorscreenstore.com/native-4k-projectors?srsltid=AfmBOoqrsJcKoiaxsElfKN4sur5217wop7C5b-XD_4MunbMvxk9UU2NC",
+                "listings",
+            ),
+            (
+                "https://www.whiteflowerfarm.com/indoor-pottery?srsltid=AfmBOoqVlD3hpoSJAw0_LMpQLRmuht64YCzYMgtvZT6jVaeZDDY0ePXp",
+                "listings",
+            ),
         ];
         let urls: Vec<&str> = cases.iter().map(|(url, _)| *url).collect();
-        for ((url, rule), (html, snippets)) in cases.into_iter().zip(wcxb_pages(&urls)) {
-            let (with, leaked) = found(&html, &snippets, Rules::default());
+        for ((url, rule), (html, _, snippets)) in
+            cases.into_iter().zip(corpus_pages("wcxb-dev", &urls))
+        {
+            let (with, leaked) = phrases_found(&html, &snippets, Rules::default());
             let rules = Rules::default().without(rule).expect("a rule");
-            let (without, leaked_without) = found(&html, &snippets, rules);
+            let (without, leaked_without) = phrases_found(&html, &snippets, rules);
             let total = snippets.with.len();
             assert!(
                 2 * with > total && with >= without + 2,
@@ -501,5 +494,43 @@ mod tests {
             "{kept:?}"
         );
         assert_eq!(kept.iter().filter(|t| *t == para).count(), 8);
+    }
+
+    /// The kept text of `html` on a domain's first page scored against `gold` (word-LCS F1).
+    fn f1(html: &str, gold: &str) -> f64 {
+        score_page(&judge(html, Rules::default()).0.join("\n"), gold).f1
+    }
+
+    #[test]
+    fn a_sidebar_of_link_lists_beside_a_short_post_is_no_listing() {
+        // Blog posts of a few short lines (no paragraph of their own) beside a column of
+        // widgets, each a heading over a list of bare links ("Most Popular Posts", "Story
+        // Hour", "Favorite Art & Craft Books"): the widgets and the lists inside them are no
+        // records, and the post alone is kept.
+        let urls = [
+            "http://unknown.invalid/dragnet/R721.html",
+            "http://unknown.invalid/dragnet/R723.html",
+        ];
+        for (url, (html, gold, _)) in urls.iter().zip(corpus_pages("dragnet", &urls)) {
+            let (kept, _) = judge(&html, Rules::default());
+            assert!(
+                !kept.iter().any(|t| t == "Thanksgiving Crafts for Kids"),
+                "{url}: {kept:?}"
+            );
+            assert!(f1(&html, &gold) > 0.6, "{url}: {}", f1(&html, &gold));
+        }
+    }
+
+    #[test]
+    fn texts_shown_whole_under_a_text_are_no_records() {
+        // A quotation page whose own text (one paragraph) is followed by six other quotations
+        // shown whole, each in an article of its own: three times the text, after it, but
+        // texts, not records of a listing.
+        let url = "https://www.mensagensreflexao.com.br/quem-se-ama";
+        let [(html, gold, _)] = <[_; 1]>::try_from(corpus_pages("scrapinghub-aeb", &[url]))
+            .unwrap_or_else(|_| panic!("{url}"));
+        let (kept, reasons) = judge(&html, Rules::default());
+        assert!(!reasons.contains(&crate::tree::Reason::Unit), "{kept:?}");
+        assert!(f1(&html, &gold) > 0.9, "{}", f1(&html, &gold));
     }
 }
