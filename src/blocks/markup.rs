@@ -26,7 +26,7 @@ pub(crate) struct TagToken<'a> {
     /// True when the start tag says its element is not rendered: a `hidden` attribute (but
     /// `hidden=until-found`, collapsed text a reader can find), a `style` with `display: none`
     /// or `visibility: hidden` (readability's visibility test), or a class name the common style
-    /// sheets hide.
+    /// sheets hide; never for a tab panel (`role=tabpanel`), hidden only until its tab is chosen.
     pub hidden: bool,
     /// What the start tag's class names say of the element's role in showing code or math
     /// ([`class_role`]): bits of [`ROLE_LANGUAGE`], [`ROLE_MATH_COPY`], [`ROLE_MATH_IMAGE`],
@@ -620,15 +620,22 @@ pub(crate) fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool, H
     let mut j = skip_until(run, start, NAME_END);
     let name = &run[start..j];
     let mut hint: Hints = (Hint::None, Hint::None, false, 0);
+    // A tab panel is hidden until its tab is chosen: text the page shows a reader on a click,
+    // not text it keeps from the reader.
+    let mut panel = false;
+    let shown = |mut hint: Hints, panel: bool| {
+        hint.2 &= !panel;
+        hint
+    };
     loop {
         // Before attribute name.
         j = skip_spaces(run, j);
         match run.get(j).copied()? {
-            b'>' => return Some((j + 1, name, false, hint)),
+            b'>' => return Some((j + 1, name, false, shown(hint, panel))),
             b'/' => {
                 j += 1;
                 if run.get(j) == Some(&b'>') {
-                    return Some((j + 1, name, true, hint));
+                    return Some((j + 1, name, true, shown(hint, panel)));
                 }
                 continue;
             }
@@ -661,8 +668,9 @@ pub(crate) fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool, H
                     add_hint(&mut hint, attr, value_hint);
                 }
                 hint.2 |= hides_element(hidden_attr, style, class, value);
+                panel |= attr == Some(HintAttr::Role) && tab_panel(value);
             }
-            b'>' => return Some((j + 1, name, false, hint)),
+            b'>' => return Some((j + 1, name, false, shown(hint, panel))),
             _ => {
                 value_start = j;
                 j = skip_until(run, j, UNQUOTED_END);
@@ -672,9 +680,17 @@ pub(crate) fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool, H
                     add_hint(&mut hint, attr, value_hint);
                 }
                 hint.2 |= hides_element(hidden_attr, style, class, value);
+                panel |= attr == Some(HintAttr::Role) && tab_panel(value);
             }
         }
     }
+}
+
+/// True when a `role` value names a tab panel (WAI-ARIA's `tabpanel`).
+fn tab_panel(value: &[u8]) -> bool {
+    value
+        .split(|b| !b.is_ascii_alphanumeric())
+        .any(|w| w.eq_ignore_ascii_case(b"tabpanel"))
 }
 
 #[cfg(test)]
@@ -767,6 +783,15 @@ mod tests {
         assert_eq!(
             hidden(r#"<div style="display: block" data-hidden="1" class="unhidden">"#),
             [false]
+        );
+        // A tab panel waits for its tab, in whatever order its attributes come; a menu hidden
+        // the same way stays hidden.
+        assert_eq!(
+            hidden(
+                r#"<div hidden role="tabpanel"><div ROLE=TabPanel style="display:none"><div
+                role=menu hidden><div class=hidden role='tabpanel'/>"#
+            ),
+            [false, false, true, false]
         );
     }
 

@@ -94,12 +94,12 @@ fn hybrid_decides_cold_start_pages_by_their_structure() {
 /// streams, so a change that gains on one kind of stream and loses on another fails here.
 const MEASURED_HYBRID_SETS: [(&str, f64); 10] = [
     ("crawl-to-the-future", 0.941),
-    ("dragnet", 0.884),
+    ("dragnet", 0.885),
     ("cleaneval", 0.927),
     ("debdocs-python", 0.989),
     ("debdocs-postgresql", 0.979),
     ("debdocs-rust-books", 0.983),
-    ("debdocs-rust-std", 0.854),
+    ("debdocs-rust-std", 0.855),
     ("debdocs-django", 0.988),
     ("debdocs-glib", 0.977),
     ("debdocs-octave", 0.978),
@@ -121,16 +121,16 @@ fn hybrid_keeps_its_f1_on_more_sets() {
 
 /// Word-LCS F1 of `hybrid` on wcxb-dev, a cold-start set of seven page types (1,129 domains for
 /// 1,358 pages), overall and per type (docs/page-kinds.md): the repeated units of threads,
-/// listings, collections and landing pages are judged as units.
-const MEASURED_WCXB: f64 = 0.803;
+/// listings, collections and landing pages are judged as units, and tab panels are shown text.
+const MEASURED_WCXB: f64 = 0.809;
 const MEASURED_WCXB_TYPES: [(&str, f64); 7] = [
     ("article", 0.924),
-    ("collection", 0.536),
-    ("documentation", 0.922),
+    ("collection", 0.557),
+    ("documentation", 0.932),
     ("forum", 0.707),
-    ("listing", 0.527),
+    ("listing", 0.566),
     ("product", 0.495),
-    ("service", 0.764),
+    ("service", 0.772),
 ];
 
 #[test]

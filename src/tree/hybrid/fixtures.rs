@@ -90,3 +90,29 @@ pub fn judge(html: &str, rules: Rules) -> (Vec<String>, Vec<Reason>) {
         .collect();
     (kept, reasons)
 }
+
+/// The HTML, gold text and snippets of the pages of corpus set `set` at `urls`, in order, from
+/// one read of the set.
+pub fn corpus_pages(set: &str, urls: &[&str]) -> Vec<(String, String, crate::eval::Snippets)> {
+    let path = crate::corpus::require_shared_dir().join(set);
+    let mut found = vec![None; urls.len()];
+    for page in crate::corpus::load(&path).expect("corpus set") {
+        let record: serde_json::Value = serde_json::from_slice(&page.record).expect("record");
+        if let Some(i) = urls.iter().position(|u| record["url"] == *u) {
+            let html = record["html"].as_str().expect("html").to_owned();
+            found[i] = Some((html, page.gold, page.snippets));
+        }
+    }
+    urls.iter()
+        .zip(found)
+        .map(|(url, page)| page.unwrap_or_else(|| panic!("{url} is not in {set}")))
+        .collect()
+}
+
+/// How many of a page's must-contain phrases the text kept under `rules` holds, and of its
+/// must-not-contain phrases.
+pub fn phrases_found(html: &str, snippets: &crate::eval::Snippets, rules: Rules) -> (usize, usize) {
+    let (kept, _) = judge(html, rules);
+    let check = snippets.check(&kept.join("\n"));
+    (check.with_found, check.without_found)
+}

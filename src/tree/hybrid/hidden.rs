@@ -12,7 +12,8 @@
 //! Hidden text is dropped before the other page rules, and the main subtree does not weigh it
 //! either way: it says nothing of where the text a reader sees is. A page that shows less than
 //! two sentences (its text wrapped whole in a hidden element, revealed by a script) is not
-//! trusted: there the hidden text is the page's.
+//! trusted: there the hidden text is the page's. A tab panel (WAI-ARIA `role=tabpanel`) is never
+//! hidden: it waits for its tab, and what it holds is shown to a reader who chooses it.
 
 use super::markup::MIN_MARKED_MAIN;
 use crate::tree::{BlockFacts, Reason};
@@ -114,5 +115,21 @@ mod tests {
             r#"<html><body style="display:none"><p>{a}</p><p>{b}</p><p>{c}</p></body></html>"#
         );
         assert_eq!(judge(&body, Rules::default()).0, [a, b, c]);
+    }
+
+    #[test]
+    fn tab_panels_are_shown_text() {
+        // A landing page whose features sit in tab panels, each hidden until its tab is chosen:
+        // the panels' text is the page's (WCXB's phrases of its main text lie in them).
+        let url = "https://www.netlify.com/";
+        let pages = super::super::fixtures::corpus_pages("wcxb-dev", &[url]);
+        let (html, _, snippets) = &pages[0];
+        let (with, leaked) =
+            super::super::fixtures::phrases_found(html, snippets, Rules::default());
+        assert!(
+            with >= 3 && leaked == 0,
+            "{with} of {} phrases, {leaked} leaked",
+            snippets.with.len()
+        );
     }
 }

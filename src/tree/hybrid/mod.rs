@@ -102,7 +102,8 @@ pub struct Rules {
     /// [`units`]: on a page without a text of its own, a run of units each marked by a class
     /// word (every post "a comment") holds its text.
     pub marked_units: bool,
-    /// [`units`]: the items of a listing (a page without a text of its own) are its content.
+    /// [`units`]: the items of a listing (a page without a text of its own, or whose text
+    /// introduces the listing) are its content.
     pub listings: bool,
 }
 

@@ -14,15 +14,18 @@
 //!   them: the word names the kind of unit, not a region beside the main text. When the text so
 //!   marked outweighs what the page kept, it is kept. Where the page has a text of its own, an
 //!   article with its comments, the marks draw the line between them and stand.
-//! - **A listing** ([`keep_listing`]): a page that keeps no paragraph of its own ([`PARAGRAPH`])
-//!   and whose largest region of records holds more text than it kept is a listing, a front
-//!   page, a category, a grid of products or search results: every item is a link or sits in
-//!   one, so link density dropped them all. The region's items are its content, headlines and
-//!   all. Records are at least [`MIN_LISTING_UNITS`] units of at most [`MAX_UNIT_BLOCKS`] blocks
-//!   on average, more than a headline each (a date, a snippet, a price beside it), whose links
-//!   read as headlines ([`HEADLINE_CHARS`]), not marked or hidden by the markup: a menu's items
-//!   are a word or two each, a mega-menu's units dozens of links, a list of bare links in a
-//!   sidebar ("most popular posts") a headline each.
+//! - **A listing** ([`keep_listing`]): a page whose largest region of records holds more text
+//!   than it kept, and which keeps no paragraph of its own ([`PARAGRAPH`]) or only the
+//!   listing's introduction (the records hold [`INTRO_SHARE`] times its text, which comes
+//!   before them), is a listing, a front page, a category, a grid of products or search
+//!   results: every item is a link or sits in one, so link density dropped them all. The
+//!   region's items are its content, headlines and all. Records are at least
+//!   [`MIN_LISTING_UNITS`] units of at most [`MAX_UNIT_BLOCKS`] blocks on average, more than a
+//!   headline each (a date, a snippet, a price beside it), whose links read as headlines
+//!   ([`HEADLINE_CHARS`]), not marked or hidden by the markup, most without a text longer than
+//!   a teaser ([`TEASER_CHARS`]): a menu's items are a word or two each, a mega-menu's units
+//!   dozens of links, a list of bare links in a sidebar ("most popular posts") a headline each,
+//!   and a sidebar's column of such lists under their headings is widgets, not records.
 //!
 //! Only blocks dropped as outside the main subtree (and, in a listing, as link-dense; in marked
 //! units, as marked) are released, and only those the tree has counted on this page alone: what
@@ -222,9 +225,15 @@ pub fn widen_to_units(
     })
 }
 
-/// On a page that keeps no paragraph of its own, keeps the records of its largest region of
-/// records when they hold more text than the page kept: their blocks dropped as link-dense or
-/// outside the main subtree. Returns the listing's layout, `None` when the page is no listing.
+/// Keeps the records of a page's largest region of records when the page is a listing: their
+/// blocks dropped as link-dense or outside the main subtree. A page is a listing when its
+/// records hold more text than it kept and either it keeps no paragraph of its own, or what it
+/// keeps is the listing's introduction: the records hold at least [`INTRO_SHARE`] times as much
+/// text, and most of the kept text comes before them (a category's description above its
+/// grid, a section's lead above its stories; an article's text beside a list of related
+/// stories is comparable to the list, and a sidebar beside it is no region its text leads
+/// into). Regions of link lists (see [`link_lists`]) are no records. Returns the listing's
+/// layout, `None` when the page is no listing.
 pub fn keep_listing(
     blocks: &[BlockFacts<'_>],
     out: &mut [Reason],
@@ -233,15 +242,22 @@ pub fn keep_listing(
     let kept = chars_where(blocks, out, 0..blocks.len(), |r| {
         r.label() == Label::Content
     });
-    if kept_prose(blocks, out) > 0 {
-        return None;
-    }
+    let prose = kept_prose(blocks, out) > 0;
+    let lists = LinkLists::of(blocks, regions);
     let (region, chars) = regions
         .iter()
         .filter_map(|r| records(blocks, r).map(|c| (r, c)))
+        .filter(|(r, _)| !lists.holds(blocks, r))
         .max_by_key(|&(_, c)| c)?;
     if chars < kept {
         return None;
+    }
+    if prose {
+        let first = region.units.first().map_or(0, |u| u.blocks.start);
+        let before = chars_where(blocks, out, 0..first, |r| r.label() == Label::Content);
+        if chars < INTRO_SHARE * kept || 2 * before < kept {
+            return None;
+        }
     }
     release(blocks, out, region, |r| {
         matches!(r, Reason::LinkDense | Reason::OutsideMainSubtree)
@@ -251,7 +267,100 @@ pub fn keep_listing(
     })
 }
 
-/// The characters of `region` when its units read as records (see [`keep_listing`]).
+/// How many times the text it keeps a page's records hold at least when that text is their
+/// introduction: a listing's description is a paragraph or two above dozens of records, where
+/// an article's related stories or a post's teasers weigh about as much as its text.
+pub const INTRO_SHARE: u64 = 3;
+
+/// Non-link characters of a block from which it is a text of its own, not a record's teaser:
+/// a teaser is cut to a sentence or two ([`PARAGRAPH`]), a quotation, a post or an article
+/// shown whole runs longer.
+pub const TEASER_CHARS: u32 = 2 * PARAGRAPH;
+
+/// The widgets of a page's sidebars and footers: units (of any region) that hold a heading of
+/// their own words and whose text lies mostly in lists of bare links (regions of at least
+/// [`MIN_LISTING_UNITS`] units, most of them a single link-dense block: "Recent posts",
+/// "Categories", "Links"). A column of such widgets is a run of alike units whose items read
+/// as headlines, but its items are lists, not records.
+struct LinkLists {
+    /// The widgets' block ranges.
+    widgets: Vec<std::ops::Range<usize>>,
+}
+
+impl LinkLists {
+    /// The widgets of the page of `blocks` and `regions`.
+    fn of(blocks: &[BlockFacts<'_>], regions: &[Region]) -> LinkLists {
+        let link_dense = |b: &BlockFacts<'_>| 2 * b.link_chars > b.chars;
+        // Characters in bare link lists, as prefix sums over the blocks.
+        let mut in_list = vec![false; blocks.len()];
+        for region in regions {
+            let bare = region
+                .units
+                .iter()
+                .filter(|u| u.blocks.len() == 1 && link_dense(&blocks[u.blocks.start]))
+                .count();
+            if region.units.len() >= MIN_LISTING_UNITS && 2 * bare > region.units.len() {
+                for i in region.blocks() {
+                    in_list[i] = true;
+                }
+            }
+        }
+        let mut listed = Vec::with_capacity(blocks.len() + 1);
+        let mut total = Vec::with_capacity(blocks.len() + 1);
+        let (mut l, mut t) = (0u64, 0u64);
+        listed.push(0);
+        total.push(0);
+        for (b, &listed_here) in blocks.iter().zip(&in_list) {
+            t += u64::from(b.chars);
+            if listed_here {
+                l += u64::from(b.chars);
+            }
+            listed.push(l);
+            total.push(t);
+        }
+        let widgets = regions
+            .iter()
+            .flat_map(|r| r.units.iter())
+            .filter(|u| {
+                let (s, e) = (u.blocks.start, u.blocks.end);
+                let headed = blocks[s..e].iter().any(|b| b.heading && !link_dense(b));
+                headed && 2 * (listed[e] - listed[s]) > total[e] - total[s]
+            })
+            .map(|u| u.blocks.clone())
+            .collect();
+        LinkLists { widgets }
+    }
+
+    /// True when `region` lies inside a widget, or most of its text is in units that are
+    /// widgets.
+    fn holds(&self, blocks: &[BlockFacts<'_>], region: &Region) -> bool {
+        let (Some(first), Some(last)) = (region.units.first(), region.units.last()) else {
+            return false;
+        };
+        let span = first.blocks.start..last.blocks.end;
+        if self
+            .widgets
+            .iter()
+            .any(|w| w.start <= span.start && span.end <= w.end)
+        {
+            return true;
+        }
+        let chars = |r: std::ops::Range<usize>| -> u64 {
+            blocks[r].iter().map(|b| u64::from(b.chars)).sum()
+        };
+        let all: u64 = region.units.iter().map(|u| chars(u.blocks.clone())).sum();
+        let widgets: u64 = region
+            .units
+            .iter()
+            .filter(|u| self.widgets.contains(&u.blocks))
+            .map(|u| chars(u.blocks.clone()))
+            .sum();
+        2 * widgets > all
+    }
+}
+
+/// The characters of `region` when its units read as records (see [`keep_listing`]): most
+/// units hold no text of their own longer than a teaser ([`TEASER_CHARS`]).
 fn records(blocks: &[BlockFacts<'_>], region: &Region) -> Option<u64> {
     let units = region.units.len();
     if units < MIN_LISTING_UNITS {
@@ -275,46 +384,30 @@ fn records(blocks: &[BlockFacts<'_>], region: &Region) -> Option<u64> {
             link_block_chars += c;
         }
     }
+    let texts = region
+        .units
+        .iter()
+        .filter(|u| {
+            blocks[u.blocks.clone()]
+                .iter()
+                .any(|b| own_chars(b) > u64::from(TEASER_CHARS))
+        })
+        .count();
     let headlines = link_blocks == 0 || link_block_chars >= HEADLINE_CHARS * link_blocks;
     let ok = 2 * marked <= chars
         && 2 * hidden <= chars
         && headlines
         && count > units
-        && count <= MAX_UNIT_BLOCKS * units;
+        && count <= MAX_UNIT_BLOCKS * units
+        && 2 * texts <= units;
     ok.then_some(chars)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::judge;
+    use super::super::fixtures::{corpus_pages, judge, phrases_found};
     use super::super::Rules;
-    use crate::eval::Snippets;
-
-    /// The HTML and the snippets of the wcxb-dev pages at `urls`, in order, from one read of
-    /// the set.
-    fn wcxb_pages(urls: &[&str]) -> Vec<(String, Snippets)> {
-        let path = crate::corpus::require_shared_dir().join("wcxb-dev");
-        let mut found: Vec<Option<(String, Snippets)>> = vec![None; urls.len()];
-        for page in crate::corpus::load(&path).expect("wcxb-dev") {
-            let record: serde_json::Value = serde_json::from_slice(&page.record).expect("record");
-            if let Some(i) = urls.iter().position(|u| record["url"] == *u) {
-                let html = record["html"].as_str().expect("html").to_owned();
-                found[i] = Some((html, page.snippets));
-            }
-        }
-        urls.iter()
-            .zip(found)
-            .map(|(url, page)| page.unwrap_or_else(|| panic!("{url} is not in wcxb-dev")))
-            .collect()
-    }
-
-    /// How many of the page's must-contain phrases the text kept under `rules` holds, and of
-    /// its must-not-contain phrases.
-    fn found(html: &str, snippets: &Snippets, rules: Rules) -> (usize, usize) {
-        let (kept, _) = judge(html, rules);
-        let check = snippets.check(&kept.join("\n"));
-        (check.with_found, check.without_found)
-    }
+    use crate::eval::score_page;
 
     /// Real pages of each class on a domain's first page: with the units rules the phrases of
     /// their main text are found; without the one rule that judges their units, most are lost,
@@ -344,12 +437,28 @@ mod tests {
                 "https://www.anthropologie.com/collection-decorative-candles",
                 "listings",
             ),
+            // Listings introduced by a paragraph of the page's own: a catalogue of courses, a
+            // shop's category under its description.
+            (
+                "https://professional.mit.edu/certificate-programs",
+                "listings",
+            ),
+            (
+                "https://www.projectorscreenstore.com/native-4k-projectors?srsltid=AfmBOoqrsJcKoiaxsElfKN4sur5217wop7C5b-XD_4MunbMvxk9UU2NC",
+                "listings",
+            ),
+            (
+                "https://www.whiteflowerfarm.com/indoor-pottery?srsltid=AfmBOoqVlD3hpoSJAw0_LMpQLRmuht64YCzYMgtvZT6jVaeZDDY0ePXp",
+                "listings",
+            ),
         ];
         let urls: Vec<&str> = cases.iter().map(|(url, _)| *url).collect();
-        for ((url, rule), (html, snippets)) in cases.into_iter().zip(wcxb_pages(&urls)) {
-            let (with, leaked) = found(&html, &snippets, Rules::default());
+        for ((url, rule), (html, _, snippets)) in
+            cases.into_iter().zip(corpus_pages("wcxb-dev", &urls))
+        {
+            let (with, leaked) = phrases_found(&html, &snippets, Rules::default());
             let rules = Rules::default().without(rule).expect("a rule");
-            let (without, leaked_without) = found(&html, &snippets, rules);
+            let (without, leaked_without) = phrases_found(&html, &snippets, rules);
             let total = snippets.with.len();
             assert!(
                 2 * with > total && with >= without + 2,
@@ -385,5 +494,43 @@ mod tests {
             "{kept:?}"
         );
         assert_eq!(kept.iter().filter(|t| *t == para).count(), 8);
+    }
+
+    /// The kept text of `html` on a domain's first page scored against `gold` (word-LCS F1).
+    fn f1(html: &str, gold: &str) -> f64 {
+        score_page(&judge(html, Rules::default()).0.join("\n"), gold).f1
+    }
+
+    #[test]
+    fn a_sidebar_of_link_lists_beside_a_short_post_is_no_listing() {
+        // Blog posts of a few short lines (no paragraph of their own) beside a column of
+        // widgets, each a heading over a list of bare links ("Most Popular Posts", "Story
+        // Hour", "Favorite Art & Craft Books"): the widgets and the lists inside them are no
+        // records, and the post alone is kept.
+        let urls = [
+            "http://unknown.invalid/dragnet/R721.html",
+            "http://unknown.invalid/dragnet/R723.html",
+        ];
+        for (url, (html, gold, _)) in urls.iter().zip(corpus_pages("dragnet", &urls)) {
+            let (kept, _) = judge(&html, Rules::default());
+            assert!(
+                !kept.iter().any(|t| t == "Thanksgiving Crafts for Kids"),
+                "{url}: {kept:?}"
+            );
+            assert!(f1(&html, &gold) > 0.6, "{url}: {}", f1(&html, &gold));
+        }
+    }
+
+    #[test]
+    fn texts_shown_whole_under_a_text_are_no_records() {
+        // A quotation page whose own text (one paragraph) is followed by six other quotations
+        // shown whole, each in an article of its own: three times the text, after it, but
+        // texts, not records of a listing.
+        let url = "https://www.mensagensreflexao.com.br/quem-se-ama";
+        let [(html, gold, _)] = <[_; 1]>::try_from(corpus_pages("scrapinghub-aeb", &[url]))
+            .unwrap_or_else(|_| panic!("{url}"));
+        let (kept, reasons) = judge(&html, Rules::default());
+        assert!(!reasons.contains(&crate::tree::Reason::Unit), "{kept:?}");
+        assert!(f1(&html, &gold) > 0.9, "{}", f1(&html, &gold));
     }
 }
