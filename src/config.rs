@@ -16,7 +16,7 @@ use thiserror::Error;
 use crate::blocks::{Capture, ParseLimits};
 use crate::kafka::KafkaConfig;
 use crate::state::StateOptions;
-use crate::tree::{Heuristic, Retention, Rules};
+use crate::tree::{Heuristic, Retention, Rules, TemplateClusters};
 use crate::urlkey::KeyOptions;
 
 /// Prefix of environment overrides.
@@ -43,6 +43,9 @@ pub struct TreeConfig {
     /// `[tree.rules]`: the `hybrid` rules in force, each on by default; switching one off
     /// measures what it does (docs/ablation.md).
     pub rules: Rules,
+    /// `[tree.template_clusters]`: the pages of a node split by template (Gottron), off by
+    /// default (docs/ablation.md says why).
+    pub template_clusters: TemplateClusters,
 }
 
 /// `[rules]`: the query-normalization rules.
@@ -338,6 +341,9 @@ impl Config {
         if let Heuristic::StrictSupport(0) = self.tree.heuristic {
             return invalid("tree.heuristic", "strict-support-N needs N >= 1");
         }
+        if let Err((field, reason)) = self.tree.template_clusters.validate() {
+            return invalid(field, &reason);
+        }
         self.kafka
             .validate(self.input.batch_size)
             .map_err(|(field, reason)| ConfigError::Invalid { field, reason })
@@ -582,6 +588,51 @@ mod tests {
                 .contains("none, markdown or all (or true, false)"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn template_clusters_are_off_by_default_set_by_file_or_env_and_checked() {
+        let c = Config::default();
+        assert!(!c.tree.template_clusters.enabled);
+        let c = Config::from_toml(
+            "[tree.template_clusters]\nenabled = true\nsimilarity = 0.6\n",
+            None,
+            env(&[("URLTREE_TREE__TEMPLATE_CLUSTERS__MAX_CLUSTERS", "4")]),
+        )
+        .unwrap();
+        let clusters = c.tree.template_clusters;
+        assert!(clusters.enabled);
+        assert_eq!((clusters.similarity, clusters.max_clusters), (0.6, 4));
+        assert_eq!(clusters.min_support, 5);
+        let c = Config::from_toml(
+            "",
+            None,
+            env(&[("URLTREE_TREE__TEMPLATE_CLUSTERS__ENABLED", "true")]),
+        )
+        .unwrap();
+        assert!(c.tree.template_clusters.enabled);
+        for (text, field) in [
+            ("similarity = 0", "tree.template_clusters.similarity"),
+            ("similarity = 1.01", "tree.template_clusters.similarity"),
+            ("min_support = 0", "tree.template_clusters.min_support"),
+            ("max_clusters = 0", "tree.template_clusters.max_clusters"),
+            ("max_clusters = 33", "tree.template_clusters.max_clusters"),
+        ] {
+            let e = Config::from_toml(
+                &format!("[tree.template_clusters]\n{text}\n"),
+                None,
+                env(&[]),
+            )
+            .unwrap_err();
+            assert!(e.to_string().contains(field), "{text}: {e}");
+        }
+        let e = Config::from_toml(
+            "[tree.template_clusters]\nsimilarty = 0.5\n",
+            None,
+            env(&[]),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("similarty"), "{e}");
     }
 
     #[test]

@@ -79,6 +79,7 @@ pub(super) fn classify(
         NodeFacts {
             support: evidence.choice.support,
             c_max: evidence.choice.c_max,
+            path_support: evidence.path_support,
         },
         &mut reasons,
     );

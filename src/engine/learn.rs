@@ -11,7 +11,10 @@ use crate::blocks::Block;
 use crate::record::RawPage;
 use crate::state::keys::seen_key;
 use crate::state::{StateError, Txn};
-use crate::tree::{block_key, path_key, BlockKey, Branch, Fingerprint, NodeId, Retention};
+use crate::tree::cluster::{self, Signature};
+use crate::tree::{
+    block_key, path_key, BlockKey, Branch, Fingerprint, NodeId, Retention, TemplateClusters,
+};
 use crate::urlkey::UrlKey;
 
 /// What the tree takes in of one page.
@@ -79,6 +82,33 @@ pub(super) fn fingerprint(
     )
     .with_paths(block_paths.iter().flatten().copied().collect());
     Learned { fp, block_paths }
+}
+
+/// The template cluster of a page about to be inserted (Gottron's single linkage, see
+/// [`crate::tree::cluster`]): the deepest stored node of its branch with `params.min_support`
+/// pages is split, and the page joins the cluster there whose nearest representative is alike
+/// enough, or starts one. Returns that node's depth and the cluster's number; `None` when no
+/// node has the support yet, the page has no element paths, or the node is full and like none
+/// of its clusters.
+pub(super) fn template_cluster(
+    txn: &mut Txn<'_>,
+    params: &TemplateClusters,
+    branch: &Branch,
+    fp: &Fingerprint,
+) -> Result<Option<(usize, u8)>, StateError> {
+    let signature = Signature::of(&fp.paths);
+    if signature.0.is_empty() {
+        return Ok(None);
+    }
+    let supports = txn.supports(branch.stored())?;
+    let Some(depth) = cluster::split_depth(&supports, params.min_support) else {
+        return Ok(None);
+    };
+    let clusters = txn.clusters(branch.root(), branch.ids[depth])?;
+    Ok(clusters
+        .assign(&signature, params)
+        .cluster()
+        .map(|id| (depth, id)))
 }
 
 /// Inserts the page into `domain` and forgets what retention says. Records the insertion and

@@ -16,22 +16,38 @@ pub(super) struct Evidence {
     pub choice: Choice,
     /// Each block's text count at the node, in block order (`None` for blocks without letters).
     pub counts: Vec<Option<u64>>,
-    /// Each block's element-path count at the node, in block order; 0 where the classifier does
-    /// not read it ([`Classifier::wants_path_count`]) and for blocks without letters.
+    /// Each block's element-path count, in block order, at the node of `path_support` pages:
+    /// the deciding node, or the node a deciding template cluster splits; 0 where the
+    /// classifier does not read it ([`Classifier::wants_path_count`]) and for blocks without
+    /// letters.
     pub path_counts: Vec<u64>,
+    /// The support of the node whose path counts `path_counts` are.
+    pub path_support: u64,
 }
 
-/// Reads the evidence for a page already inserted into the tree.
+/// Reads the evidence for a page already inserted into the tree. The page's template cluster, if
+/// it joined one, decides only once it holds `cluster_support` pages: below that the heuristic
+/// climbs past it as past any node without the support it asks for.
 pub(super) fn look_up(
     txn: &mut Txn<'_>,
     classifier: &dyn Classifier,
     branch: &Branch,
     blocks: &[Block],
     learned: &Learned,
+    cluster_support: u64,
 ) -> Result<Evidence, StateError> {
     // The leaf holds this page alone (see `Branch`): support 1, every block counted once.
     let mut supports = txn.supports(branch.stored())?;
     supports.push(1);
+    if let Some(template) = learned.fp.template {
+        if let Some(split) = branch.ids.iter().position(|id| *id == template.node) {
+            if let Some(support) = supports.get_mut(split + 1) {
+                if *support < cluster_support {
+                    *support = 0;
+                }
+            }
+        }
+    }
     evidence(
         classifier,
         branch,
@@ -71,19 +87,30 @@ fn evidence<E>(
 ) -> Result<Evidence, E> {
     let choice = classifier.choose(supports);
     let fp = &learned.fp;
+    // A template cluster put its pages together for their element paths: where it decides,
+    // the path counts are those of the node it splits (its parent on the branch).
+    let path_depth = match fp.template {
+        Some(template)
+            if choice.depth > 0 && branch.ids.get(choice.depth - 1) == Some(&template.node) =>
+        {
+            choice.depth - 1
+        }
+        _ => choice.depth,
+    };
+    let path_support = supports.get(path_depth).copied().unwrap_or(0);
     // The path counts the classifier asks for, sorted and distinct.
     let mut paths: Vec<BlockKey> = blocks
         .iter()
         .zip(&learned.block_paths)
-        .filter(|(b, _)| classifier.wants_path_count(b.chars, choice.support))
+        .filter(|(b, _)| classifier.wants_path_count(b.chars, path_support))
         .filter_map(|(_, path)| *path)
         .collect();
     paths.sort_unstable();
     paths.dedup();
     let wanted = fp.blocks.len() + paths.len();
-    let stored = if choice.depth == branch.leaf_depth() {
+    let mut stored = if choice.depth == branch.leaf_depth() {
         vec![1; wanted]
-    } else if paths.is_empty() {
+    } else if paths.is_empty() || path_depth != choice.depth {
         read_counts(branch.ids[choice.depth], &fp.blocks)?
     } else {
         let mut keys = Vec::with_capacity(wanted);
@@ -91,6 +118,9 @@ fn evidence<E>(
         keys.extend_from_slice(&paths);
         read_counts(branch.ids[choice.depth], &keys)?
     };
+    if path_depth != choice.depth && !paths.is_empty() {
+        stored.extend(read_counts(branch.ids[path_depth], &paths)?);
+    }
     let (text_counts, path_counts) = stored.split_at(fp.blocks.len().min(stored.len()));
     let count_of = |key: BlockKey| -> u64 {
         fp.blocks
@@ -116,5 +146,6 @@ fn evidence<E>(
             .iter()
             .map(|path| path.map(path_count_of).unwrap_or(0))
             .collect(),
+        path_support,
     })
 }

@@ -34,7 +34,7 @@ use crate::blocks::Tokenizer;
 use crate::config::{Config, DomainCheck, OutputOptions};
 use crate::record::{CleanRecord, DeadLetter, ErrorKind, RawPage, Source};
 use crate::state::{StateError, Store};
-use crate::tree::{classifier, Classifier, Heuristic, Retention};
+use crate::tree::{classifier, Classifier, Heuristic, Retention, TemplateClusters};
 use crate::urlkey::{QueryRules, RulesError, UrlKeyer};
 use page::PageContext;
 pub use stateless::Stateless;
@@ -184,6 +184,7 @@ pub struct Engine {
     classifier: Box<dyn Classifier>,
     links: links::LinkIndex,
     retention: Retention,
+    template_clusters: TemplateClusters,
     max_record_bytes: usize,
     domain_check: DomainCheck,
     output: OutputOptions,
@@ -203,6 +204,7 @@ impl Engine {
             classifier,
             links: links::LinkIndex::default(),
             retention: config.retention,
+            template_clusters: config.tree.template_clusters,
             max_record_bytes: config.input.max_record_bytes,
             domain_check: config.input.domain_check,
             output: config.output.clone(),
@@ -303,6 +305,7 @@ impl Engine {
             classifier: self.classifier.as_ref(),
             links: &mut self.links,
             retention: self.retention,
+            template_clusters: self.template_clusters,
             max_record_bytes: self.max_record_bytes,
             domain_check: self.domain_check,
             output: &self.output,

@@ -16,7 +16,8 @@ use crate::config::{DomainCheck, OutputOptions};
 use crate::record::DeadLetter;
 use crate::state::{StateError, Txn};
 use crate::tree::classic::link_template::Linked;
-use crate::tree::{Branch, Classifier, Fingerprint, NodeId, Retention};
+use crate::tree::cluster::{self, Membership};
+use crate::tree::{Branch, Classifier, Fingerprint, NodeId, Retention, TemplateClusters};
 use crate::urlkey::{UrlKey, UrlKeyer};
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
@@ -43,6 +44,15 @@ pub(super) trait Tree {
     /// Forgets the held version of a page whose content changed.
     fn forget(&mut self, domain: NodeId, seq: u64, old: &Fingerprint) -> Result<(), Self::Error>;
 
+    /// **Cluster** (`[tree.template_clusters]`): the depth of the node of `branch` whose pages
+    /// are split and the template cluster the page `fp` joins there, if any.
+    fn cluster(
+        &mut self,
+        params: &TemplateClusters,
+        branch: &Branch,
+        fp: &Fingerprint,
+    ) -> Result<Option<(usize, u8)>, Self::Error>;
+
     /// **Learn**: inserts the page and forgets what retention says; returns how many documents
     /// were forgotten.
     fn learn(
@@ -54,13 +64,15 @@ pub(super) trait Tree {
         changes: &mut Vec<Change>,
     ) -> Result<u64, Self::Error>;
 
-    /// **Look up**: the evidence for the page just learned.
+    /// **Look up**: the evidence for the page just learned; a template cluster of fewer than
+    /// `cluster_support` pages does not decide.
     fn look_up(
         &mut self,
         classifier: &dyn Classifier,
         branch: &Branch,
         blocks: &[Block],
         learned: &Learned,
+        cluster_support: u64,
     ) -> Result<Evidence, Self::Error>;
 
     /// `link-template`: notes the link identity of the page just learned in `links`, then what
@@ -90,6 +102,15 @@ impl Tree for Txn<'_> {
         Txn::forget(self, domain, seq, old)
     }
 
+    fn cluster(
+        &mut self,
+        params: &TemplateClusters,
+        branch: &Branch,
+        fp: &Fingerprint,
+    ) -> Result<Option<(usize, u8)>, StateError> {
+        learn::template_cluster(self, params, branch, fp)
+    }
+
     fn learn(
         &mut self,
         domain: NodeId,
@@ -107,8 +128,9 @@ impl Tree for Txn<'_> {
         branch: &Branch,
         blocks: &[Block],
         learned: &Learned,
+        cluster_support: u64,
     ) -> Result<Evidence, StateError> {
-        lookup::look_up(self, classifier, branch, blocks, learned)
+        lookup::look_up(self, classifier, branch, blocks, learned, cluster_support)
     }
 
     fn linked(
@@ -146,6 +168,16 @@ impl Tree for Alone {
         Ok(())
     }
 
+    /// A page alone is its node's only page: nothing to split.
+    fn cluster(
+        &mut self,
+        _: &TemplateClusters,
+        _: &Branch,
+        _: &Fingerprint,
+    ) -> Result<Option<(usize, u8)>, Infallible> {
+        Ok(None)
+    }
+
     fn learn(
         &mut self,
         _: NodeId,
@@ -163,6 +195,7 @@ impl Tree for Alone {
         branch: &Branch,
         blocks: &[Block],
         learned: &Learned,
+        _: u64,
     ) -> Result<Evidence, Infallible> {
         Ok(lookup::alone(classifier, branch, blocks, learned))
     }
@@ -188,6 +221,7 @@ pub(super) struct PageContext<'e> {
     pub classifier: &'e dyn Classifier,
     pub links: &'e mut LinkIndex,
     pub retention: Retention,
+    pub template_clusters: TemplateClusters,
     pub max_record_bytes: usize,
     pub domain_check: DomainCheck,
     pub output: &'e OutputOptions,
@@ -287,6 +321,24 @@ impl PageContext<'_> {
             tree.forget(branch.root(), seq, &old)?;
             self.stats.versions += 1;
         }
+        // A page of a template cluster is counted at its cluster's node too, below the node
+        // split: its branch and fingerprint name it.
+        let branch = if !self.template_clusters.enabled {
+            branch
+        } else {
+            match tree.cluster(&self.template_clusters, &branch, &learned.fp)? {
+                Some((depth, id)) => {
+                    let clustered = cluster::with_cluster(&branch, depth, id);
+                    learned.fp.nodes = clustered.stored().to_vec();
+                    learned.fp.template = Some(Membership {
+                        node: branch.ids[depth],
+                        cluster: id,
+                    });
+                    clustered
+                }
+                None => branch,
+            }
+        };
         self.stats.forgotten += tree.learn(
             branch.root(),
             &learned,
@@ -298,7 +350,13 @@ impl PageContext<'_> {
             Some(page_links) => Some(tree.linked(self.links, branch.root(), page_links)?),
             None => None,
         };
-        let evidence = tree.look_up(self.classifier, &branch, &blocks, &learned)?;
+        let evidence = tree.look_up(
+            self.classifier,
+            &branch,
+            &blocks,
+            &learned,
+            self.template_clusters.decide_support,
+        )?;
         let title = page.title.as_deref().or(meta.title.as_deref());
         let (reasons, layout) = classify::classify(
             self.classifier,

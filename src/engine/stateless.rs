@@ -8,7 +8,7 @@ use super::page::{Alone, PageContext};
 use super::{keyer, Input, Outcome, Stats};
 use crate::blocks::Tokenizer;
 use crate::config::{Config, DomainCheck, OutputOptions};
-use crate::tree::{classifier, Classifier, Heuristic, Retention};
+use crate::tree::{classifier, Classifier, Heuristic, Retention, TemplateClusters};
 use crate::urlkey::{RulesError, UrlKeyer};
 
 /// The page pipeline without a state (DESIGN §6, one page): every page is classified as the
@@ -76,6 +76,8 @@ impl Stateless {
             classifier: self.classifier.as_ref(),
             links: &mut self.links,
             retention: Retention::default(),
+            // A page alone is in no cluster: its tree holds it alone.
+            template_clusters: TemplateClusters::default(),
             max_record_bytes: self.max_record_bytes,
             domain_check: self.domain_check,
             output: &self.output,

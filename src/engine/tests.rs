@@ -143,7 +143,7 @@ fn stream(
         assert_eq!(held, learned.fp);
         assert!(admit::is_duplicate(&held, &learned.fp));
         let evidence =
-            lookup::look_up(&mut txn, classifier.as_ref(), &branch, &blocks, &learned).unwrap();
+            lookup::look_up(&mut txn, classifier.as_ref(), &branch, &blocks, &learned, 0).unwrap();
         let (reasons, layout) = classify::classify(
             classifier.as_ref(),
             &blocks,
@@ -326,4 +326,100 @@ fn a_page_cut_at_the_parse_limits_says_so_in_its_warnings() {
         "{:?}",
         record.warnings
     );
+}
+
+/// The records of the crawl-to-the-future set at `urls`, in that order, as JSON lines.
+fn corpus_records(urls: &[&str]) -> Vec<Vec<u8>> {
+    use std::io::BufRead;
+    let path = crate::corpus::require_shared_dir()
+        .join("crawl-to-the-future")
+        .join("docs.jsonl.gz");
+    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut found: Vec<Option<Vec<u8>>> = vec![None; urls.len()];
+    for line in std::io::BufReader::new(flate2::read::GzDecoder::new(file)).lines() {
+        let line = line.expect("line");
+        for (i, url) in urls.iter().enumerate() {
+            if line.contains(&format!("\"url\": \"{url}\"")) {
+                found[i] = Some(line.clone().into_bytes());
+            }
+        }
+    }
+    found
+        .into_iter()
+        .zip(urls)
+        .map(|(r, u)| r.unwrap_or_else(|| panic!("{u} is not in the corpus")))
+        .collect()
+}
+
+#[test]
+fn template_clusters_split_a_node_by_template_and_a_restart_keeps_them() {
+    use crate::tree::cluster::{cluster_node, member_id};
+    use crate::tree::Fingerprint;
+    // MSN Entertainment's movie section in 2005: movie pages, news articles, features.
+    let urls = [
+        "http://entertainment.msn.com/movies/movie.aspx?m=553499",
+        "http://entertainment.msn.com/movies/article.aspx?news=192052",
+        "http://entertainment.msn.com/movies/hitlist/11-22-05",
+        "http://entertainment.msn.com/movies/movie.aspx?m=562330",
+        "http://entertainment.msn.com/movies/article.aspx?news=194668",
+        "http://entertainment.msn.com/movies/hotgossipb5",
+        "http://entertainment.msn.com/movies/movie.aspx?m=543674",
+    ];
+    let records = corpus_records(&urls);
+    let run = |enabled: bool| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = crate::config::Config::default();
+        config.state.path = dir.path().to_owned();
+        // Clusters from a node's second page, deciding from their second, so that seven pages
+        // show them.
+        config.tree.heuristic = Heuristic::StrictSupport(2);
+        config.tree.template_clusters.enabled = enabled;
+        config.tree.template_clusters.min_support = 1;
+        config.tree.template_clusters.decide_support = 2;
+        let process = |engine: &mut super::Engine, range: std::ops::Range<usize>| {
+            let inputs: Vec<super::Input<'_>> = range
+                .map(|i| super::Input::new(&records[i], Source::line("msn", i as u64)))
+                .collect();
+            engine.process_batch(&inputs, None).unwrap()
+        };
+        let mut engine = super::Engine::open(&config).unwrap();
+        process(&mut engine, 0..6);
+        // A restart: the clusters are read back from the state.
+        drop(engine);
+        let mut engine = super::Engine::open(&config).unwrap();
+        let outcomes = process(&mut engine, 6..7);
+        let super::Outcome::Clean(last) = &outcomes[0] else {
+            panic!("{:?}", outcomes[0]);
+        };
+        let mut clusters = vec![None; urls.len()];
+        for (_, bytes) in engine.store().retained().unwrap() {
+            let fp = Fingerprint::decode(&bytes).unwrap();
+            let i = urls
+                .iter()
+                .position(|u| {
+                    fp.url_key
+                        .ends_with(&u["http://entertainment.msn.com".len()..])
+                })
+                .unwrap();
+            if let Some(t) = fp.template {
+                assert!(fp.nodes.contains(&cluster_node(t.node, t.cluster)));
+            }
+            clusters[i] = fp.template.map(|t| t.cluster);
+        }
+        (clusters, last.model.node.clone())
+    };
+    let (clusters, node) = run(true);
+    // The first page finds no node with support to split; then each template has its cluster.
+    assert_eq!(
+        clusters,
+        [None, Some(0), Some(1), Some(2), Some(0), Some(1), Some(2)]
+    );
+    assert_eq!(
+        node, "msn.com/entertainment.msn.com/movies/~template-2",
+        "the third movie page is judged among the movie pages"
+    );
+    let (clusters, node) = run(false);
+    assert_eq!(clusters, [None; 7]);
+    assert_eq!(node, "msn.com/entertainment.msn.com/movies");
+    assert_ne!(member_id(urls[0]), member_id(urls[1]));
 }

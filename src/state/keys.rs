@@ -11,6 +11,7 @@
 //! | `progress` | source name (UTF-8) | next offset to apply (8) |
 //! | `progress` | `0xff` · name (see [`super::delivery`]) | `urltree extract`'s delivery mark and outbox |
 //! | `journal` | record sequence (8, big-endian) | one batch's `counts` writes not yet folded (see [`super::journal`]) |
+//! | `clusters` | domain id (8) · node id (8) | the node's template clusters, [`NodeClusters`](crate::tree::cluster::NodeClusters) (only with `[tree.template_clusters]` on) |
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -44,8 +45,8 @@ impl Hasher for FoldHasher {
 pub type KeyMap<K, V> = HashMap<K, V, BuildHasherDefault<FoldHasher>>;
 
 /// Column family names, in the order they are opened.
-pub const COLUMN_FAMILIES: [&str; 7] = [
-    "counts", "support", "docs", "seen", "domains", "progress", "journal",
+pub const COLUMN_FAMILIES: [&str; 8] = [
+    "counts", "support", "docs", "seen", "domains", "progress", "journal", "clusters",
 ];
 
 /// A 64-bit hash of a 16-byte key for in-memory tables (the hot counters, the counters'
@@ -66,6 +67,14 @@ pub fn count_key(node: NodeId, block: &BlockKey) -> [u8; 16] {
     let mut key = [0u8; 16];
     key[..8].copy_from_slice(&node.0);
     key[8..].copy_from_slice(block);
+    key
+}
+
+/// Key of the template clusters of `node` of `domain`.
+pub fn clusters_key(domain: NodeId, node: NodeId) -> [u8; 16] {
+    let mut key = [0u8; 16];
+    key[..8].copy_from_slice(&domain.0);
+    key[8..].copy_from_slice(&node.0);
     key
 }
 

@@ -549,8 +549,11 @@ impl Store {
 
     /// The logical state: every stored counter and support (zeros included: a counter that
     /// returned to zero is deleted, so none should be there), the retained documents in arrival
-    /// order, the duplicate-check keys and the documents held per domain. Two stores that hold the
-    /// same documents give equal dumps, whatever they held and forgot before.
+    /// order, the duplicate-check keys, the documents held per domain and the nodes' template
+    /// clusters. Two stores that hold the same documents give equal dumps, whatever they held
+    /// and forgot before (for the clusters: when every document was forgotten oldest first, as
+    /// retention forgets; a new version of a page forgets its old one out of order, and a
+    /// representative it was is not replaced by an older member).
     pub fn dump(&self) -> Result<StateDump, StateError> {
         self.fold()?;
         let mut dump = StateDump::default();
@@ -591,6 +594,7 @@ impl Store {
                             })?;
                         dump.held.push((key.to_vec(), meta.held()));
                     }
+                    "clusters" => dump.clusters.push((key.to_vec(), value.to_vec())),
                     _ => {}
                 }
             }
@@ -753,4 +757,6 @@ pub struct StateDump {
     pub seen: Vec<Vec<u8>>,
     /// Documents held per domain id (domains holding none are absent).
     pub held: Vec<(Vec<u8>, u64)>,
+    /// The encoded template clusters by key (domain and node), of the nodes that hold any.
+    pub clusters: Vec<(Vec<u8>, Vec<u8>)>,
 }

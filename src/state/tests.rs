@@ -153,3 +153,108 @@ fn folds_leave_a_file_per_slice_and_each_fold_is_followed_by_the_compaction_of_t
     assert_eq!(reads(&store), want);
     assert_eq!(store.dump().unwrap(), direct.dump().unwrap());
 }
+
+/// Page `n` under `example.com/news` as a member of template cluster `cluster` of the `news`
+/// node, with the element paths `paths`: its branch runs through the cluster's node.
+fn clustered(n: u8, cluster: u8, paths: std::ops::Range<u8>) -> (NodeId, Fingerprint) {
+    use crate::tree::cluster::{with_cluster, Membership};
+    let branch = Branch::from_names(vec!["example.com".into(), "news".into(), format!("a{n}")]);
+    let split = branch.ids[1];
+    let branch = with_cluster(&branch, 1, cluster);
+    let fp = Fingerprint::new(
+        i64::from(n),
+        format!("http://example.com/news/a{n}"),
+        branch.stored().to_vec(),
+        vec![[0; 8], [10 + n; 8]],
+    )
+    .with_paths(paths.map(|p| [p; 8]).collect())
+    .with_template(Membership {
+        node: split,
+        cluster,
+    });
+    (branch.root(), fp)
+}
+
+#[test]
+fn template_clusters_persist_across_reopen_rebuild_alike_and_go_with_their_last_member() {
+    use crate::tree::cluster::cluster_node;
+    let dir = tempfile::tempdir().unwrap();
+    let options = StateOptions {
+        path: dir.path().join("live"),
+        ..StateOptions::default()
+    };
+    let store = Store::open(&options).unwrap();
+    // Articles (paths 1–9) in cluster 0, galleries (paths 20–29) in cluster 1, one per batch.
+    let pages = [
+        (0, 0, 1..10),
+        (1, 1, 20..30),
+        (2, 0, 1..9),
+        (3, 0, 2..10),
+        (4, 1, 21..30),
+    ];
+    for (n, cluster, paths) in pages.clone() {
+        let mut txn = store.begin();
+        let (root, fp) = clustered(n, cluster, paths);
+        txn.insert(root, &fp).unwrap();
+        txn.commit().unwrap();
+    }
+    let (root, fp) = clustered(0, 0, 1..10);
+    let news = fp.template.unwrap().node;
+    let read = |store: &Store| {
+        let mut txn = store.begin();
+        let clusters = txn.clusters(root, news).unwrap().clone();
+        let supports = txn
+            .supports(&[news, cluster_node(news, 0), cluster_node(news, 1)])
+            .unwrap();
+        (clusters, supports)
+    };
+    let (clusters, supports) = read(&store);
+    assert_eq!(supports, [5, 3, 2]);
+    let members: Vec<(u8, u64, usize)> = clusters
+        .clusters
+        .iter()
+        .map(|c| (c.id, c.members, c.representatives.len()))
+        .collect();
+    assert_eq!(members, [(0, 3, 3), (1, 2, 2)]);
+    // A restart restores them.
+    drop(store);
+    let store = Store::open(&options).unwrap();
+    assert_eq!(read(&store), (clusters.clone(), supports.clone()));
+    // So does a rebuild from the changelog of the retained documents (a rebalance).
+    let mut rebuild = Rebuild::new(100);
+    for (offset, (_, bytes)) in store.retained().unwrap().into_iter().enumerate() {
+        let fp = Fingerprint::decode(&bytes).unwrap();
+        let key = keys::seen_key(root, &fp.url_key);
+        rebuild.push(&key, Some(&bytes), offset as i64);
+    }
+    let restored = Store::open(&StateOptions {
+        path: dir.path().join("restored"),
+        ..StateOptions::default()
+    })
+    .unwrap();
+    rebuild.apply(&restored, "in/0", 2).unwrap();
+    assert_eq!(restored.dump().unwrap(), store.dump().unwrap());
+    assert_eq!(read(&restored), (clusters, supports));
+    // Retention forgets the oldest first: the galleries' cluster goes with its last member,
+    // and the node's clusters with the last of all.
+    let mut txn = store.begin();
+    for _ in 0..2 {
+        txn.forget_oldest(root).unwrap();
+    }
+    txn.commit().unwrap();
+    let (clusters, supports) = read(&store);
+    assert_eq!(supports, [3, 2, 1]);
+    assert_eq!(clusters.clusters[1].representatives.len(), 1);
+    let mut txn = store.begin();
+    txn.forget_oldest(root).unwrap();
+    txn.forget_oldest(root).unwrap();
+    txn.commit().unwrap();
+    let (clusters, supports) = read(&store);
+    assert_eq!(supports, [1, 0, 1]);
+    assert_eq!(clusters.clusters.len(), 1);
+    let mut txn = store.begin();
+    txn.forget_oldest(root).unwrap();
+    txn.commit().unwrap();
+    assert!(read(&store).0.is_empty());
+    assert!(store.dump().unwrap().clusters.is_empty());
+}

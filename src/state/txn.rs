@@ -8,6 +8,7 @@ use super::counter::{self, Tally};
 use super::journal;
 use super::keys::{self, DomainMeta, KeyMap};
 use super::{db_err, StateError, Store, Write};
+use crate::tree::cluster::{member_id, NodeClusters, Signature};
 use crate::tree::{BlockKey, Fingerprint, NodeId};
 
 /// The pending changes of one batch over a [`Store`], with read-your-writes.
@@ -34,6 +35,9 @@ pub struct Txn<'s> {
     delivery: Vec<(Vec<u8>, Option<Vec<u8>>)>,
     /// The domain root of every node a forgotten document touched.
     roots: KeyMap<[u8; 8], [u8; 8]>,
+    /// The template clusters of the nodes this batch read (by [`keys::clusters_key`]), as they
+    /// are now, and whether the batch changed them.
+    clusters: HashMap<[u8; 16], (NodeClusters, bool)>,
 }
 
 impl<'s> Txn<'s> {
@@ -51,6 +55,7 @@ impl<'s> Txn<'s> {
             progress: HashMap::new(),
             delivery: Vec::new(),
             roots: KeyMap::default(),
+            clusters: HashMap::new(),
         }
     }
 
@@ -116,7 +121,8 @@ impl<'s> Txn<'s> {
 
     /// Inserts a document into `domain`: `n_s += 1` on every node of its branch and `c(b) += 1` for
     /// each of its distinct blocks and each of its distinct element paths there; stores its
-    /// fingerprint and seen key. Returns its sequence.
+    /// fingerprint and seen key; a page of a template cluster joins its cluster (its element-path
+    /// sample the cluster's newest representative). Returns its sequence.
     pub fn insert(&mut self, domain: NodeId, fp: &Fingerprint) -> Result<u64, StateError> {
         let mut meta = self.domain(domain)?;
         let seq = meta.next_seq;
@@ -132,8 +138,80 @@ impl<'s> Txn<'s> {
         self.seen
             .insert(keys::seen_key(domain, &fp.url_key), Some(seq));
         self.doc_nodes.insert((domain, seq), fp.nodes.clone());
+        if let Some(template) = fp.template {
+            let signature = Signature::of(&fp.paths);
+            let clusters = self.clusters_mut(domain, template.node)?;
+            clusters.add(template.cluster, member_id(&fp.url_key), signature);
+        }
         self.apply(domain, seq, fp, 1)?;
         Ok(seq)
+    }
+
+    /// The template clusters of `node` of `domain` ([`crate::tree::cluster`]), including this
+    /// batch's changes: empty for a node never split.
+    pub fn clusters(&mut self, domain: NodeId, node: NodeId) -> Result<&NodeClusters, StateError> {
+        Ok(&self.load_clusters(domain, node)?.0)
+    }
+
+    /// The template clusters of `node` of `domain`, to be changed: written at the commit.
+    fn clusters_mut(
+        &mut self,
+        domain: NodeId,
+        node: NodeId,
+    ) -> Result<&mut NodeClusters, StateError> {
+        let entry = self.load_clusters(domain, node)?;
+        entry.1 = true;
+        Ok(&mut entry.0)
+    }
+
+    /// The entry of `node`'s template clusters, read on first use.
+    fn load_clusters(
+        &mut self,
+        domain: NodeId,
+        node: NodeId,
+    ) -> Result<&mut (NodeClusters, bool), StateError> {
+        let key = keys::clusters_key(domain, node);
+        match self.clusters.entry(key) {
+            std::collections::hash_map::Entry::Occupied(entry) => Ok(entry.into_mut()),
+            std::collections::hash_map::Entry::Vacant(entry) => {
+                let cf = self.store.cf("clusters")?;
+                let stored = self
+                    .store
+                    .db()
+                    .get_pinned_cf(&cf, key)
+                    .map_err(db_err("reading a node's template clusters"))?;
+                let clusters = match stored {
+                    None => NodeClusters::default(),
+                    Some(bytes) => {
+                        NodeClusters::decode(&bytes).ok_or_else(|| StateError::Corrupt {
+                            cf: "clusters",
+                            detail: format!("{} bytes for a node's clusters", bytes.len()),
+                        })?
+                    }
+                };
+                Ok(entry.insert((clusters, false)))
+            }
+        }
+    }
+
+    /// The batch's writes of template clusters, keys sorted: the new value, or a delete for a
+    /// node whose last cluster went.
+    fn cluster_writes(&self) -> Vec<([u8; 16], Write)> {
+        let mut writes: Vec<([u8; 16], Write)> = self
+            .clusters
+            .iter()
+            .filter(|(_, (_, changed))| *changed)
+            .map(|(key, (clusters, _))| {
+                let write = if clusters.is_empty() {
+                    Write::Delete
+                } else {
+                    Write::Put(clusters.encode())
+                };
+                (*key, write)
+            })
+            .collect();
+        writes.sort_unstable_by_key(|(key, _)| *key);
+        writes
     }
 
     /// The retained document at `seq` of `domain`, if any, including this batch's changes.
@@ -193,7 +271,8 @@ impl<'s> Txn<'s> {
 
     /// Forgets the document `fp` at `seq` of `domain` (as [`Txn::held`] read it), decrementing
     /// exactly what inserting it incremented: the oldest when retention says so, or any one when
-    /// a new version of its page replaces it (its sequence number then becomes a gap).
+    /// a new version of its page replaces it (its sequence number then becomes a gap). A page of
+    /// a template cluster leaves it, and the cluster goes with its last member.
     pub fn forget(&mut self, domain: NodeId, seq: u64, fp: &Fingerprint) -> Result<(), StateError> {
         let mut meta = self.domain(domain)?;
         self.docs.insert(keys::doc_key(domain, seq), None);
@@ -204,6 +283,10 @@ impl<'s> Txn<'s> {
             meta.gaps += 1;
         }
         self.set_domain(domain, meta);
+        if let Some(template) = fp.template {
+            let clusters = self.clusters_mut(domain, template.node)?;
+            clusters.remove(template.cluster, member_id(&fp.url_key));
+        }
         self.apply(domain, seq, fp, -1)
     }
 
@@ -667,6 +750,7 @@ impl<'s> Txn<'s> {
                 (&k[..], op)
             }),
         )?;
+        store.ingest("clusters", self.cluster_writes().into_iter())?;
         self.set_low_water();
         let mut progress: Vec<_> = self.progress.iter().collect();
         progress.sort_unstable();
@@ -751,6 +835,13 @@ impl<'s> Txn<'s> {
                 batch.delete_cf(&domains, domain.0);
             } else {
                 batch.put_cf(&domains, domain.0, meta.encode());
+            }
+        }
+        let clusters = store.cf("clusters")?;
+        for (key, write) in self.cluster_writes() {
+            match write {
+                Write::Put(value) => batch.put_cf(&clusters, key, value),
+                _ => batch.delete_cf(&clusters, key),
             }
         }
         let progress = store.cf("progress")?;

@@ -32,8 +32,8 @@ pub trait Classifier: Send + Sync {
     }
 
     /// True when [`Classifier::classify`] reads the element-path count of a block of `chars`
-    /// characters at a node of `support` pages; the engine reads only those counts and passes 0
-    /// for the others.
+    /// characters at a node of `support` pages ([`NodeFacts::path_support`]); the engine reads
+    /// only those counts and passes 0 for the others.
     fn wants_path_count(&self, _chars: u32, _support: u64) -> bool {
         false
     }
@@ -199,6 +199,11 @@ pub struct NodeFacts {
     pub support: u64,
     /// Text counted more than this at the node is repeated.
     pub c_max: u64,
+    /// The support of the node whose element-path counts the blocks' `path_count` are: the
+    /// deciding node's, or where a template cluster decides, that of the node it splits (its
+    /// pages were put together for their element paths, so their path counts say nothing new
+    /// of them; see [`crate::tree::cluster`]).
+    pub path_support: u64,
 }
 
 /// Why a block was kept or dropped.
@@ -306,6 +311,7 @@ mod tests {
             NodeFacts {
                 support: 600,
                 c_max: 2,
+                path_support: 600,
             },
             &mut out,
         );

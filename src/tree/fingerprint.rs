@@ -8,6 +8,7 @@ use thiserror::Error;
 
 use super::branch::NodeId;
 use super::classic::link_template::LinkProfile;
+use super::cluster::Membership;
 use crate::blocks::BlockHash;
 
 /// A block's identity in the tree: the first 8 bytes of its MD5 [`BlockHash`]. Within one node
@@ -42,6 +43,14 @@ const FORMAT_V1: u8 = 1;
 const FORMAT_V2: u8 = 2;
 /// V2 followed by the page's [`LinkProfile`] (`link-template`).
 const FORMAT_V3: u8 = 3;
+/// V2 followed by a byte of flags saying what follows: the page's [`LinkProfile`] (bit 0) and
+/// its template cluster's [`Membership`] (bit 1). Written only for a page of a template
+/// cluster, so the state of a tree without clusters is unchanged.
+const FORMAT_V4: u8 = 4;
+/// [`FORMAT_V4`]'s flag of a link profile.
+const HAS_LINKS: u8 = 1;
+/// [`FORMAT_V4`]'s flag of a cluster membership.
+const HAS_TEMPLATE: u8 = 2;
 
 /// What the tree retains of one accepted page.
 ///
@@ -61,6 +70,9 @@ pub struct Fingerprint {
     pub paths: Vec<BlockKey>,
     /// The page's same-site links and element signatures, kept for `link-template` only.
     pub links: Option<LinkProfile>,
+    /// The template cluster the page joined ([`crate::tree::cluster`]); its cluster's node is
+    /// then one of `nodes`.
+    pub template: Option<Membership>,
 }
 
 /// A stored fingerprint could not be decoded: the state is corrupt or from an unknown format.
@@ -101,6 +113,7 @@ impl Fingerprint {
             blocks,
             paths: Vec::new(),
             links: None,
+            template: None,
         }
     }
 
@@ -122,8 +135,15 @@ impl Fingerprint {
         self
     }
 
+    /// Records the template cluster the page joined.
+    pub fn with_template(mut self, template: Membership) -> Fingerprint {
+        self.template = Some(template);
+        self
+    }
+
     /// The compact binary form stored in RocksDB and written to the changelog (the second
-    /// format when the fingerprint has no links, so the other classifiers' state is unchanged).
+    /// format when the fingerprint has no links and no cluster, the third with links alone, so
+    /// the state of a tree without template clusters is unchanged).
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(
             1 + 8
@@ -136,10 +156,10 @@ impl Fingerprint {
                 + 4
                 + 8 * self.paths.len(),
         );
-        out.push(if self.links.is_some() {
-            FORMAT_V3
-        } else {
-            FORMAT_V2
+        out.push(match (&self.links, &self.template) {
+            (_, Some(_)) => FORMAT_V4,
+            (Some(_), None) => FORMAT_V3,
+            (None, None) => FORMAT_V2,
         });
         out.extend_from_slice(&self.time_ms.to_be_bytes());
         out.extend_from_slice(&(self.url_key.len() as u32).to_be_bytes());
@@ -156,6 +176,10 @@ impl Fingerprint {
         for path in &self.paths {
             out.extend_from_slice(path);
         }
+        if self.template.is_some() {
+            let links = if self.links.is_some() { HAS_LINKS } else { 0 };
+            out.push(links | HAS_TEMPLATE);
+        }
         if let Some(links) = &self.links {
             out.extend_from_slice(&links.id.to_be_bytes());
             for list in [&links.out, &links.signatures] {
@@ -165,6 +189,10 @@ impl Fingerprint {
                 }
             }
         }
+        if let Some(template) = &self.template {
+            out.extend_from_slice(&template.node.0);
+            out.push(template.cluster);
+        }
         out
     }
 
@@ -173,7 +201,7 @@ impl Fingerprint {
     pub fn decode(bytes: &[u8]) -> Result<Fingerprint, FingerprintError> {
         let mut reader = Reader { bytes, offset: 0 };
         let format = reader.take::<1>()?[0];
-        if !matches!(format, FORMAT_V1 | FORMAT_V2 | FORMAT_V3) {
+        if !matches!(format, FORMAT_V1 | FORMAT_V2 | FORMAT_V3 | FORMAT_V4) {
             return Err(FingerprintError::UnknownFormat(format));
         }
         let time_ms = i64::from_be_bytes(reader.take::<8>()?);
@@ -199,7 +227,15 @@ impl Fingerprint {
                 paths.push(reader.take::<8>()?);
             }
         }
-        let links = if format == FORMAT_V3 {
+        let flags = match format {
+            FORMAT_V3 => HAS_LINKS,
+            FORMAT_V4 => reader.take::<1>()?[0],
+            _ => 0,
+        };
+        if flags & !(HAS_LINKS | HAS_TEMPLATE) != 0 {
+            return Err(FingerprintError::UnknownFormat(format));
+        }
+        let links = if flags & HAS_LINKS != 0 {
             let id = u64::from_be_bytes(reader.take::<8>()?);
             let mut lists = [Vec::new(), Vec::new()];
             for list in &mut lists {
@@ -218,6 +254,13 @@ impl Fingerprint {
         } else {
             None
         };
+        let template = if flags & HAS_TEMPLATE != 0 {
+            let node = NodeId(reader.take::<8>()?);
+            let cluster = reader.take::<1>()?[0];
+            Some(Membership { node, cluster })
+        } else {
+            None
+        };
         Ok(Fingerprint {
             time_ms,
             url_key,
@@ -225,6 +268,7 @@ impl Fingerprint {
             blocks,
             paths,
             links,
+            template,
         })
     }
 }
@@ -304,9 +348,15 @@ mod tests {
                 .with_paths(paths);
             prop_assert_eq!(Fingerprint::decode(&fp.encode()), Ok(fp.clone()));
             let links = LinkProfile { id: time as u64, out: vec![3, 1, 3], signatures: vec![9, 2] };
-            let linked = fp.with_links(links);
+            let linked = fp.clone().with_links(links);
             prop_assert_eq!(linked.links.as_ref().map(|l| l.out.clone()), Some(vec![1, 3]));
-            prop_assert_eq!(Fingerprint::decode(&linked.encode()), Ok(linked));
+            prop_assert_eq!(Fingerprint::decode(&linked.encode()), Ok(linked.clone()));
+            let member = Membership { node: NodeId([7; 8]), cluster: (time & 31) as u8 };
+            let clustered = fp.clone().with_template(member);
+            prop_assert_eq!(clustered.encode()[0], FORMAT_V4);
+            prop_assert_eq!(Fingerprint::decode(&clustered.encode()), Ok(clustered));
+            let both = linked.with_template(member);
+            prop_assert_eq!(Fingerprint::decode(&both.encode()), Ok(both));
         }
 
         #[test]

@@ -25,6 +25,7 @@ pub fn judge(classifier: &dyn Classifier, html: &str) -> Vec<(String, Reason)> {
         NodeFacts {
             support: 1,
             c_max: 1,
+            path_support: 1,
         },
         &mut out,
     );

@@ -52,7 +52,12 @@ pub fn run_with(blocks: &[BlockFacts<'_>], support: u64, rules: Rules) -> Vec<Re
 /// The reasons of `blocks` at a node of `support` pages and `c_max` 1 with `params`.
 pub fn run_params(blocks: &[BlockFacts<'_>], support: u64, params: &Params) -> Vec<Reason> {
     let mut out = Vec::new();
-    classify(blocks, NodeFacts { support, c_max: 1 }, params, &mut out);
+    let node = NodeFacts {
+        support,
+        c_max: 1,
+        path_support: support,
+    };
+    classify(blocks, node, params, &mut out);
     out
 }
 

@@ -326,6 +326,7 @@ fn classify_with(
     let node = node.unwrap_or(NodeFacts {
         support: 1,
         c_max: u64::MAX,
+        path_support: 1,
     });
     let trusted = confidence(node.support, params.support_half) >= 0.5;
     out.extend(

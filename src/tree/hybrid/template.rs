@@ -24,10 +24,10 @@ pub fn uses_path_count(chars: u32, support: u64, params: &Params) -> bool {
 }
 
 /// True when `block` is a short block whose element path recurs on nearly every other page of a
-/// trusted `node`.
+/// trusted `node` (the node whose path counts the facts hold, [`NodeFacts::path_support`]).
 pub fn is_slot(block: &BlockFacts<'_>, node: NodeFacts, params: &Params) -> bool {
-    let others = node.support.saturating_sub(1) as f64;
-    uses_path_count(block.chars, node.support, params)
+    let others = node.path_support.saturating_sub(1) as f64;
+    uses_path_count(block.chars, node.path_support, params)
         && (block.path_count.saturating_sub(1) as f64) >= params.template_path_share * others
 }
 
