@@ -280,8 +280,19 @@ impl<'a> Pass<'a, '_> {
         scan(content, start, self);
         let state = &mut *self.state;
         if !state.stopped {
-            // A formula the noscript's text cut short ends with it, in its block.
+            // A formula the noscript's text cut short ends with it, in its block, as an
+            // element's end tag would end it: that tag, the `</noscript>` the outer pass counts
+            // next, is among the tags before the formula's block.
+            let closed = self
+                .html
+                .get(end..end + 10)
+                .is_some_and(|t| t.eq_ignore_ascii_case(b"</noscript"));
+            let tags = state.tags;
+            if closed && state.math.active() {
+                state.tags = tags.saturating_add(1);
+            }
             state.finish_math(self.limits);
+            state.tags = tags;
             state.finish_block(self.limits);
         }
         state.nested = false;

@@ -166,9 +166,11 @@ proptest! {
 
     /// A noscript's text gives the blocks an ordinary element (an unknown one, so the soup's
     /// end tags cannot close it, named with as many letters so that the blocks' extents are
-    /// the same) with the same content gives. (The `<br>` ends a cut-off `</`
-    /// at the end of the soup, which the end of a noscript's text would end as text and a
-    /// following end tag as a bogus comment.)
+    /// the same) with the same content gives. The end of a noscript's text ends whatever its
+    /// text left open, which an element's end tag cannot: so the soup is closed first, a
+    /// comment by `-->`, a CDATA section by `]]>`, a quoted attribute and its tag by `"'>`, and
+    /// a cut-off `</` by the `<br>` (else the wrapper's end tag would be read as a comment, an
+    /// attribute, or a bogus comment).
     #[test]
     fn noscript_text_reads_like_an_element(html in noscript_free_soup()) {
         let blocks = |page: String| -> Vec<super::super::Block> {
@@ -176,13 +178,39 @@ proptest! {
                 .blocks(page.as_bytes())
                 .expect("blocks")
         };
-        let mut got = blocks(format!("<p>x</p><noscript>{html}<br></noscript>"));
+        let mut got = blocks(format!("<p>x</p><noscript>{html}-->]]>\"'><br></noscript>"));
         for b in &mut got {
             b.path = b.path.replace("noscript", "x-ns-div");
         }
-        prop_assert_eq!(got, blocks(format!("<p>x</p><x-ns-div>{html}<br></x-ns-div>")));
+        prop_assert_eq!(
+            got,
+            blocks(format!("<p>x</p><x-ns-div>{html}-->]]>\"'><br></x-ns-div>"))
+        );
         let page = format!("<noscript>{html}");
         run(page.as_bytes(), &ParseLimits::default());
         run(page.as_bytes(), &tiny_limits());
     }
+}
+
+/// A case the property found: a formula that the noscript's text cuts short (a bogus comment
+/// swallows the `<br>`) has the closing tag among the tags before its block, as the element's
+/// end tag is.
+#[test]
+fn a_formula_cut_short_by_a_noscript_counts_its_closing_tag() {
+    let blocks = |page: &str| {
+        let mut got = Tokenizer::new(ParseLimits::default())
+            .blocks(page.as_bytes())
+            .expect("blocks");
+        for b in &mut got {
+            b.path = b.path.replace("noscript", "x-ns-div");
+        }
+        got
+    };
+    let soup = "<math/\">A<?x";
+    let noscript = blocks(&format!("<p>x</p><noscript>{soup}<br></noscript>"));
+    assert_eq!(noscript.len(), 2);
+    assert_eq!(
+        noscript,
+        blocks(&format!("<p>x</p><x-ns-div>{soup}<br></x-ns-div>"))
+    );
 }
