@@ -2,7 +2,6 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::time::Instant;
 
 use flate2::read::GzDecoder;
 use serde_json::Value;
@@ -135,42 +134,6 @@ fn whole_small_stream_aggregates_consistently() {
         .filter(|n| n.attribute("class") == Some("series"))
         .count();
     assert_eq!(series, 1 + 4);
-}
-
-/// Scores every page of all eight sets (gold against the crudely stripped page) and reports the
-/// time; run in release: `cargo test --release -- --ignored all_sets`.
-#[test]
-#[ignore = "slow in debug builds; a throughput check for release builds"]
-fn all_sets_score_fast() {
-    let sets = crate::corpus::SETS;
-    let mut scoring = 0.0;
-    let mut pages = 0usize;
-    let mut max_tokens = 0usize;
-    for set in sets {
-        let recs = records(set, usize::MAX);
-        let inputs: Vec<(String, String)> = recs
-            .iter()
-            .map(|r| (strip_tags(field(r, "html")), field(r, "gold").to_owned()))
-            .collect();
-        let t = Instant::now();
-        let mut acc = EvalAccumulator::new();
-        for ((raw, gold), r) in inputs.iter().zip(&recs) {
-            let s = score_page(raw, gold);
-            max_tokens = max_tokens.max(s.extracted_tokens).max(s.gold_tokens);
-            acc.push(field(r, "domain"), &s);
-        }
-        let run = acc.finish(set);
-        let secs = t.elapsed().as_secs_f64();
-        scoring += secs;
-        pages += run.overall.pages;
-        println!(
-            "{set:22} {:5} pages  F1 {:.3}  BOW {:.3}  {secs:.2} s",
-            run.overall.pages, run.overall.f1_lcs, run.overall.f1_bow
-        );
-    }
-    println!("{pages} pages scored in {scoring:.2} s; longest token sequence {max_tokens}");
-    assert!(pages > 5000);
-    assert!(scoring < 60.0);
 }
 
 #[test]
