@@ -243,8 +243,14 @@ fn peers(a: &BlockFacts<'_>, m: u32, b: &BlockFacts<'_>, e: u32) -> bool {
 }
 
 /// Drops the still-unique text of `<article>`s nested in another article (HTML's related
-/// content: comments on the outer article, stories related to it) when the outer articles hold
-/// text of their own, at least [`MIN_MARKED_MAIN`] characters.
+/// content: comments on the outer article, stories related to it) when the page's articles hold
+/// text of their own, at least [`MIN_MARKED_MAIN`] characters, and the outer article is a text
+/// with related content: it holds text of its own (as much, counting only blocks longer than a
+/// phrase, each less [`BLOCK_COST`], and none in an `<aside>`, which HTML makes tangential to
+/// it) or several nested articles (a box of related stories, the comments). An outer article
+/// around one nested article and a frame of short labels is a post of a thread around its
+/// message body (an author's name, "Joined", "Messages" and their counts, a signature aside):
+/// its text is the post's, not content related to another.
 pub fn drop_nested_articles(blocks: &[BlockFacts<'_>], out: &mut [Reason], links_are_text: bool) {
     let own: u64 = blocks
         .iter()
@@ -255,11 +261,70 @@ pub fn drop_nested_articles(blocks: &[BlockFacts<'_>], out: &mut [Reason], links
     if own < MIN_MARKED_MAIN {
         return;
     }
+    // Per outermost article: its own text in phrases, and its nested articles (the last seen
+    // and how many). Outermost articles are disjoint subtrees, so their blocks are contiguous
+    // and they come in the order of their ordinals.
+    let mut outers: Vec<(u32, u64, u32, u32)> = Vec::new();
+    for (block, reason) in blocks.iter().zip(out.iter()) {
+        let Some((outer, inner, aside)) = articles(block) else {
+            continue;
+        };
+        if outers.last().is_none_or(|o| o.0 != outer) {
+            outers.push((outer, 0, u32::MAX, 0));
+        }
+        let Some(entry) = outers.last_mut() else {
+            continue;
+        };
+        match inner {
+            Some(inner) if entry.2 != inner => {
+                entry.2 = inner;
+                entry.3 += 1;
+            }
+            Some(_) => {}
+            None if *reason == Reason::Unique && !aside => {
+                entry.1 += u64::from(text_chars(block, links_are_text).saturating_sub(BLOCK_COST));
+            }
+            None => {}
+        }
+    }
     for (block, reason) in blocks.iter().zip(out.iter_mut()) {
-        if *reason == Reason::Unique && block.nested_article {
+        if *reason != Reason::Unique || !block.nested_article {
+            continue;
+        }
+        let related = articles(block)
+            .and_then(|(outer, _, _)| {
+                let i = outers.binary_search_by_key(&outer, |o| o.0).ok()?;
+                outers.get(i)
+            })
+            .is_none_or(|o| o.1 >= MIN_MARKED_MAIN || o.3 >= 2);
+        if related {
             *reason = Reason::OutsideMainSubtree;
         }
     }
+}
+
+/// The ordinals of the outermost `<article>` around `block` and of the next one inside it, if
+/// any, and whether an `<aside>` inside the outer one holds the block: the tags of its path whose
+/// elements are its `ancestors`, read outermost first.
+fn articles(block: &BlockFacts<'_>) -> Option<(u32, Option<u32>, bool)> {
+    let tags = block.path.split('/').count();
+    let skip = tags.checked_sub(block.ancestors.len())?;
+    let mut inside = block
+        .path
+        .split('/')
+        .skip(skip)
+        .zip(block.ancestors)
+        .skip_while(|(tag, _)| *tag != "article");
+    let (_, &outer) = inside.next()?;
+    let (mut inner, mut aside) = (None, false);
+    for (tag, &e) in inside {
+        match tag {
+            "article" if inner.is_none() => inner = Some(e),
+            "aside" => aside = true,
+            _ => {}
+        }
+    }
+    Some((outer, inner, aside))
 }
 
 /// Narrows the main subtree `main` to its child that holds every block with evidence for the text
@@ -424,7 +489,9 @@ pub fn drop_outside(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{block, judge, run, run_params, run_with, ARTICLE};
+    use super::super::fixtures::{
+        block, corpus_pages, judge, phrases_found, run, run_params, run_with, ARTICLE,
+    };
     use super::super::{Params, Rules};
     use crate::blocks::Hint;
     use crate::tree::{Label, Reason};
@@ -688,6 +755,70 @@ mod tests {
         );
         let without = kept(&html, Rules::default().without("marked_main").unwrap());
         assert!(without.contains(&teaser.to_string()), "{without:?}");
+    }
+
+    #[test]
+    fn message_bodies_nested_in_the_articles_of_posts_are_the_posts_text() {
+        // A thread whose opening post is an article of its own, each reply an article around
+        // its author's frame (name, counts, a signature aside) and its message body, itself an
+        // article (XenForo's `message` and `message-body`); beside it a box of related stories,
+        // one article around several.
+        let reply = "I had the same trouble last winter and a new battery fixed it for me.";
+        let sig = "My garage: a 2009 hatchback, a 1987 roadster under a cover, and far too many \
+            spare parts in boxes along the wall that I will surely need one day, or so I keep \
+            telling myself every single spring when the car is out of the garage again.";
+        let post = |n: usize| {
+            format!(
+                r#"<article class="message"><div><h4>Member {n}</h4><dl><dt>Joined</dt><dd>2012</dd>
+<dt>Messages</dt><dd>{n}00</dd></dl></div><div><article class="message-body"><p>{reply} Post {n}.</p>
+</article><aside><p>{sig}</p></aside></div></article>"#
+            )
+        };
+        let teaser = "Another story of the site with a full paragraph of its own, long enough \
+            to count as text when three of them follow the thread inside one box of articles.";
+        let html = format!(
+            r#"<html><body><div id="content"><h1>Car will not start in the cold</h1>
+<article><p>{s}</p><p>{s}</p></article>{posts}</div>
+<article><h3>You may also like</h3><article><p>{t}</p></article><article><p>{t} Again.</p></article>
+<article><p>{t} Once more.</p></article></article></body></html>"#,
+            s = SENTENCES,
+            posts = (1..=3).map(post).collect::<String>(),
+            t = teaser
+        );
+        let with = kept(&html, Rules::default());
+        for n in 1..=3 {
+            assert!(with.contains(&format!("{reply} Post {n}.")), "{with:?}");
+        }
+        assert!(
+            !with.iter().any(|t| t.starts_with("Another story")),
+            "{with:?}"
+        );
+    }
+
+    /// Threads of XenForo forums on their domain's first page, each reply an article around its
+    /// message body: most phrases of the gold are found, against few when each body nested in a
+    /// post's article is taken for content related to it (as without `marked_main`'s outer
+    /// article test, which the related stories of a post in scrapinghub-aeb still meet).
+    #[test]
+    fn the_replies_of_real_threads_nested_in_their_posts_are_kept() {
+        let urls = [
+            "https://www.woodworkingtalk.com/threads/beginner-woodworking-projects.233880/",
+            "https://forums.androidcentral.com/threads/wearable-can-i-ask-here-best-under-200.1051433/",
+            "https://www.avsforum.com/threads/replacement-projector-recommendations-2024.3291860/",
+        ];
+        for (url, (html, _, snippets)) in urls.iter().zip(corpus_pages("wcxb-dev", &urls)) {
+            let (found, _) = phrases_found(&html, &snippets, Rules::default());
+            let total = snippets.with.len();
+            assert!(2 * found > total, "{url}: {found} of {total} phrases");
+        }
+        let url = "https://www.mensagensreflexao.com.br/quem-se-ama";
+        let [(html, _, _)] = <[_; 1]>::try_from(corpus_pages("scrapinghub-aeb", &[url]))
+            .unwrap_or_else(|_| panic!("{url}"));
+        let with = kept(&html, Rules::default());
+        assert!(
+            !with.iter().any(|t| t.starts_with("A vida requer da gente")),
+            "{with:?}"
+        );
     }
 
     #[test]

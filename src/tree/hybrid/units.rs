@@ -421,10 +421,6 @@ mod tests {
                 "https://forums.virtualbox.org/viewtopic.php?t=112320",
                 "units",
             ),
-            (
-                "https://www.usingenglish.com/forum/threads/car-rental-or-car-rent.115684/",
-                "units",
-            ),
             // A Q&A page.
             (
                 "https://serverfault.com/questions/2888/why-is-raid-not-a-backup",
