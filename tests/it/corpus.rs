@@ -121,11 +121,12 @@ fn hybrid_keeps_its_f1_on_more_sets() {
 
 /// Word-LCS F1 of `hybrid` on wcxb-dev, a cold-start set of seven page types (1,129 domains for
 /// 1,358 pages), overall and per type (docs/page-kinds.md): the repeated units of threads,
-/// listings, collections and landing pages are judged as units, and tab panels are shown text.
-const MEASURED_WCXB: f64 = 0.812;
+/// listings, collections and landing pages are judged as units, tab panels and collapsed sections
+/// are shown text.
+const MEASURED_WCXB: f64 = 0.811;
 const MEASURED_WCXB_TYPES: [(&str, f64); 7] = [
-    ("article", 0.924),
-    ("collection", 0.557),
+    ("article", 0.925),
+    ("collection", 0.554),
     ("documentation", 0.932),
     ("forum", 0.743),
     ("listing", 0.566),

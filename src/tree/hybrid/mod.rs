@@ -28,7 +28,8 @@
 //! - [`stubs`]: a page the tree would leave empty is judged by its structure alone;
 //! - [`units`]: the page's repeated units (posts, items, sections) judged as units: a main text
 //!   that is one of a run of alike units is all of them, and a listing's items are its content
-//!   (data-record mining, Liu et al. 2003).
+//!   (data-record mining, Liu et al. 2003); a run of units each showing a heading and hiding
+//!   its text (collapsed sections) whose shown text is kept has its hidden text shown.
 //!
 //! On a domain's first page the tree knows nothing and the page's structure decides; as the
 //! node's support grows, repetition and then template paths remove what the page alone cannot
@@ -105,6 +106,10 @@ pub struct Rules {
     /// [`units`]: the items of a listing (a page without a text of its own, or whose text
     /// introduces the listing) are its content.
     pub listings: bool,
+    /// [`units`]: in a run of alike units each showing a heading and hiding its text
+    /// (collapsed sections) whose shown text is kept, the hidden text is shown and the page
+    /// judged again.
+    pub panels: bool,
 }
 
 impl Default for Rules {
@@ -127,13 +132,14 @@ impl Default for Rules {
             units: true,
             marked_units: true,
             listings: true,
+            panels: true,
         }
     }
 }
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 17] = [
+    pub const NAMES: [&'static str; 18] = [
         "template",
         "links",
         "index_pages",
@@ -151,6 +157,7 @@ impl Rules {
         "units",
         "marked_units",
         "listings",
+        "panels",
     ];
 
     /// These rules with the one named `name` switched off; `None` for an unknown name.
@@ -173,6 +180,7 @@ impl Rules {
             "units" => &mut self.units,
             "marked_units" => &mut self.marked_units,
             "listings" => &mut self.listings,
+            "panels" => &mut self.panels,
             _ => return None,
         };
         *flag = false;
@@ -290,14 +298,22 @@ pub fn classify(
 ) -> Layout {
     // The units rules run only where the tree does not trust its node yet (a page judged by
     // its structure alone is such a page): elsewhere the regions are not looked for.
-    let units = params.rules.units || params.rules.marked_units || params.rules.listings;
+    let units = params.rules.units
+        || params.rules.marked_units
+        || params.rules.listings
+        || params.rules.panels;
     let trusted = confidence(node.support, params.support_half) >= 0.5;
     let mut regions = if units && !trusted {
         kind::regions(blocks)
     } else {
         Vec::new()
     };
-    let layout = classify_with(blocks, Some(node), params, &regions, out);
+    let mut layout = classify_with(blocks, Some(node), params, &regions, out);
+    if params.rules.panels && !trusted {
+        if let Some(shown) = units::show_panels(blocks, out, &regions) {
+            layout = classify_with(&shown, Some(node), params, &regions, out);
+        }
+    }
     if params.rules.stubs && stubs::is_stub(blocks, node, params, out) {
         if units && trusted {
             regions = kind::regions(blocks);

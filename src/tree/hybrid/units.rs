@@ -26,6 +26,17 @@
 //!   a teaser ([`TEASER_CHARS`]): a menu's items are a word or two each, a mega-menu's units
 //!   dozens of links, a list of bare links in a sidebar ("most popular posts") a headline each,
 //!   and a sidebar's column of such lists under their headings is widgets, not records.
+//! - **Collapsed sections** ([`show_panels`]): a page shows the heading of each section of a
+//!   run and hides its text until a reader opens it: an accordion of a product's description,
+//!   specifications and shipping, a guide's steps, a page's questions and answers. When every
+//!   unit of a region shows part of itself and hides the rest, and the region's shown text is
+//!   kept, the hidden text is the sections' own: the page is judged again with it shown, by
+//!   every rule (a section in a marked sidebar, outside the main subtree or made of links is
+//!   still dropped). What a page hides on its own, not as part of every unit of a run (a
+//!   dialog, a menu's drawer, a machine copy of the article, a form's messages), stays hidden,
+//!   and so do whole units hidden beside shown ones: a tab group's hidden panels beside its
+//!   shown one were tried and are told from a hidden copy of the text beside the text no
+//!   better than by class names (docs/page-kinds.md).
 //!
 //! Only blocks dropped as outside the main subtree (and, in a listing, as link-dense; in marked
 //! units, as marked) are released, and only those the tree has counted on this page alone: what
@@ -223,6 +234,35 @@ pub fn widen_to_units(
     } else {
         Layout::Posts { units }
     })
+}
+
+/// The page's blocks with the hidden text of its sections shown, or `None` when it has none: a
+/// region whose every unit shows some of its blocks and hides others (dropped as hidden), and
+/// which keeps some of its shown text, is a run of collapsed sections (a heading shown over a
+/// text a reader opens); their hidden blocks are shown, and the page is judged again by every
+/// rule.
+pub fn show_panels<'a>(
+    blocks: &[BlockFacts<'a>],
+    out: &[Reason],
+    regions: &[Region],
+) -> Option<Vec<BlockFacts<'a>>> {
+    let mut shown: Option<Vec<BlockFacts<'a>>> = None;
+    for region in regions {
+        let kept = region
+            .blocks()
+            .any(|i| !blocks[i].hidden && out[i].label() == Label::Content);
+        let sections = region.units.iter().all(|unit| {
+            unit.blocks.clone().any(|i| !blocks[i].hidden)
+                && unit.blocks.clone().any(|i| out[i] == Reason::Hidden)
+        });
+        if kept && sections {
+            let page = shown.get_or_insert_with(|| blocks.to_vec());
+            for i in region.blocks() {
+                page[i].hidden = false;
+            }
+        }
+    }
+    shown
 }
 
 /// Keeps the records of a page's largest region of records when the page is a listing: their
@@ -528,5 +568,56 @@ mod tests {
         let (kept, reasons) = judge(&html, Rules::default());
         assert!(!reasons.contains(&crate::tree::Reason::Unit), "{kept:?}");
         assert!(f1(&html, &gold) > 0.9, "{}", f1(&html, &gold));
+    }
+
+    #[test]
+    fn the_collapsed_sections_of_real_pages_are_kept() {
+        // A product's accordion (description, specifications, what is in the box), an
+        // installation guide's steps and a course catalogue's questions: each section shows its
+        // heading and hides its text until a reader opens it.
+        let urls = [
+            "https://www.solostove.com/eu/en-bg/p/solo-stove-summit?sku=SS24-SD-3.0",
+            "https://www.energysage.com/solar/solar-panel-installation-guide-what-should-you-expect/",
+            "https://alison.com/certificate-courses",
+        ];
+        let off = Rules::default().without("panels").expect("a rule");
+        for (url, (html, gold, _)) in urls.iter().zip(corpus_pages("wcxb-dev", &urls)) {
+            let with = score_page(&judge(&html, Rules::default()).0.join("\n"), &gold).f1;
+            let without = score_page(&judge(&html, off).0.join("\n"), &gold).f1;
+            assert!(
+                with > without + 0.1,
+                "{url}: {with:.3} with, {without:.3} without"
+            );
+        }
+    }
+
+    #[test]
+    fn sections_are_shown_but_a_lone_dialog_and_a_hidden_copy_are_not() {
+        // An FAQ of sections, each a question shown over its answer hidden; beside it a dialog
+        // and a hidden copy of the text, neither one of a run of sections.
+        let para = "Installing solar panels can offset your electric bill, and a home energy \
+            audit first tells you what to fix before the installer comes to measure the roof.";
+        let mut html = String::from("<html><body><main><h1>Solar, step by step</h1>");
+        html.push_str(&format!("<p>{para}</p><div class=\"faq\">"));
+        for n in 0..4 {
+            html.push_str(&format!(
+                "<div class=\"item\"><h3>Question number {n} about the panels</h3>\
+                 <div style=\"display:none\"><p>Answer {n}: {para}</p></div></div>"
+            ));
+        }
+        html.push_str(&format!(
+            "</div><div hidden><p>Sign in to save this guide to your reading list.</p></div>\
+             <div class=\"copy\" style=\"display:none\"><p>Copy: {para}</p></div>\
+             </main></body></html>"
+        ));
+        let (kept, reasons) = judge(&html, Rules::default());
+        assert_eq!(kept.iter().filter(|t| t.starts_with("Answer")).count(), 4);
+        assert!(reasons.contains(&crate::tree::Reason::Hidden), "{kept:?}");
+        assert!(!kept
+            .iter()
+            .any(|t| t.starts_with("Sign in") || t.starts_with("Copy")));
+        let off = Rules::default().without("panels").expect("a rule");
+        let (kept, _) = judge(&html, off);
+        assert!(!kept.iter().any(|t| t.starts_with("Answer")), "{kept:?}");
     }
 }
