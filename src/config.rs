@@ -16,7 +16,7 @@ use thiserror::Error;
 use crate::blocks::{Capture, ParseLimits};
 use crate::kafka::KafkaConfig;
 use crate::state::StateOptions;
-use crate::tree::{Heuristic, Retention, Rules, TemplateClusters};
+use crate::tree::{Comments, Focus, Heuristic, Prefs, Retention, Rules, TemplateClusters};
 use crate::urlkey::KeyOptions;
 
 /// Prefix of environment overrides.
@@ -46,6 +46,22 @@ pub struct TreeConfig {
     /// `[tree.template_clusters]`: the pages of a node split by template (Gottron), off by
     /// default (docs/ablation.md says why).
     pub template_clusters: TemplateClusters,
+    /// `comments`: `"drop"` (default) or `"keep"` the page's comments (`hybrid` only;
+    /// docs/configuration.md).
+    pub comments: Comments,
+    /// `focus`: `"precision"`, `"balanced"` (default) or `"recall"` (`hybrid` only;
+    /// docs/configuration.md says what each changes).
+    pub focus: Focus,
+}
+
+impl TreeConfig {
+    /// The classifier's preferences these settings ask for.
+    pub fn prefs(&self) -> Prefs {
+        Prefs {
+            comments: self.comments,
+            focus: self.focus,
+        }
+    }
 }
 
 /// `[rules]`: the query-normalization rules.
@@ -633,6 +649,55 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("similarty"), "{e}");
+    }
+
+    #[test]
+    fn comments_and_focus_default_to_today_and_are_set_by_file_or_env_and_checked() {
+        let c = Config::default();
+        assert_eq!(c.tree.prefs(), Prefs::default());
+        assert_eq!(
+            (c.tree.comments, c.tree.focus),
+            (Comments::Drop, Focus::Balanced)
+        );
+        let c = Config::from_toml(
+            "[tree]\ncomments = \"keep\"\nfocus = \"precision\"\n",
+            None,
+            env(&[]),
+        )
+        .unwrap();
+        assert_eq!(
+            (c.tree.comments, c.tree.focus),
+            (Comments::Keep, Focus::Precision)
+        );
+        let c = Config::from_toml(
+            "[tree]\ncomments = \"keep\"\n",
+            None,
+            env(&[
+                ("URLTREE_TREE__FOCUS", "recall"),
+                ("URLTREE_TREE__COMMENTS", "drop"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(
+            c.tree.prefs(),
+            Prefs {
+                comments: Comments::Drop,
+                focus: Focus::Recall
+            }
+        );
+        for (text, word) in [
+            ("comments = \"some\"", "some"),
+            ("comments = true", "comments"),
+            ("focus = \"both\"", "both"),
+        ] {
+            let e = Config::from_toml(&format!("[tree]\n{text}\n"), None, env(&[])).unwrap_err();
+            assert!(e.to_string().contains(word), "{text}: {e}");
+        }
+        assert_eq!("keep".parse::<Comments>(), Ok(Comments::Keep));
+        assert!("both"
+            .parse::<Focus>()
+            .unwrap_err()
+            .contains("precision, balanced or recall"));
     }
 
     #[test]

@@ -116,8 +116,63 @@ def test_hostile_input_gets_clear_errors_or_text():
         urltree.extract("<p>x</p>", 12)
     with pytest.raises(ValueError, match="output_format"):
         urltree.extract("<p>x</p>", output_format="xml")
-    with pytest.raises(ValueError, match="include_comments"):
-        urltree.extract("<p>x</p>", include_comments=True)
+    with pytest.raises(ValueError, match="favor_precision and favor_recall"):
+        urltree.extract("<p>x</p>", favor_precision=True, favor_recall=True)
+    with pytest.raises(TypeError, match="include_comments"):
+        urltree.extract("<p>x</p>", include_comments="yes")
+
+
+# A blog post in WordPress's markup: the post, then its comment thread below it, outside the
+# post's element, and the reply form.
+_POST_WITH_COMMENTS = """<!DOCTYPE html><html><head><title>Pruning apple trees | Orchard notes</title></head>
+<body><header><a href="/">Orchard notes</a></header>
+<div id="primary"><main id="main">
+<article class="post"><h1 class="entry-title">Pruning apple trees</h1>
+<div class="entry-content">
+<p>Apple trees are pruned in late winter, while they are dormant and before the buds begin to
+swell, so that the cuts heal quickly once the sap rises in spring.</p>
+<p>Start with the dead, damaged and diseased wood, then take out the branches that cross or rub,
+and finally thin the crown so that light and air reach the middle of the tree.</p>
+</div></article>
+<div id="comments" class="comments-area">
+<h2 class="comments-title">2 thoughts on Pruning apple trees</h2>
+<ol class="comment-list">
+<li class="comment"><article class="comment-body"><div class="comment-content">
+<p>We pruned our old Bramley this way last February and it gave the best crop in years.</p>
+</div></article></li>
+<li class="comment"><article class="comment-body"><div class="comment-content">
+<p>Would you also thin the fruitlets in June, or leave the tree to drop them on its own?</p>
+</div></article></li>
+</ol>
+<div id="respond"><h3>Leave a reply</h3><p>Your email address will not be published.</p></div>
+</div></main></div>
+<footer><p>Orchard notes, a garden blog.</p></footer></body></html>"""
+
+
+def test_include_comments_keeps_the_comment_thread_after_the_text():
+    url = "https://orchard.example.org/pruning"
+    dropped = urltree.extract(_POST_WITH_COMMENTS, url)
+    kept = urltree.extract(_POST_WITH_COMMENTS, url, include_comments=True)
+    assert "dormant" in dropped and "Bramley" not in dropped
+    assert "dormant" in kept and "Bramley" in kept and "fruitlets" in kept
+    # After the text, as trafilatura appends them; the reply form is not a comment.
+    assert kept.index("dormant") < kept.index("Bramley")
+    assert "email address" not in kept
+    # The config says the same; include_comments=False leaves the config's.
+    assert urltree.extract(_POST_WITH_COMMENTS, url, config={"tree": {"comments": "keep"}}) == kept
+    with urltree.Extractor(include_comments=True) as extractor:
+        record = extractor.extract(url, _POST_WITH_COMMENTS)
+    assert "Bramley" in record["text"]
+
+
+def test_favor_precision_and_recall_set_the_focus():
+    url = "https://orchard.example.org/pruning"
+    for favor, focus in (("favor_precision", "precision"), ("favor_recall", "recall")):
+        assert urltree.extract(_POST_WITH_COMMENTS, url, **{favor: True}) == urltree.extract(
+            _POST_WITH_COMMENTS, url, config={"tree": {"focus": focus}}
+        )
+    with pytest.raises(urltree.ConfigError, match="both"):
+        urltree.extract("<p>x</p>", config={"tree": {"focus": "both"}})
 
 
 def test_config_is_a_dict_or_a_toml_file(tmp_path, sample_lines):

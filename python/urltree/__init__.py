@@ -90,6 +90,8 @@ def extract(
     include_comments: bool = False,
     include_links: Optional[bool] = None,
     include_images: Optional[bool] = None,
+    favor_precision: bool = False,
+    favor_recall: bool = False,
     title: Optional[str] = None,
     config: Config = None,
 ) -> Union[str, dict, None]:
@@ -109,8 +111,9 @@ def extract(
         record as JSON text) or ``"python"`` (the whole record as a ``dict``): the record has the
         fields of ``urltree extract``'s JSONL output (``text``, ``title``, ``lang``, ``author``,
         ``published``, ``url_key``, ``domain``, ``model``, ...).
-    :param include_comments: only False: urltree drops a page's comment section with the rest
-        of what surrounds its text.
+    :param include_comments: True: the comments the page's markup marks are kept after its
+        main text where no other rule drops them (``[tree] comments = "keep"``); False (the
+        default, unlike trafilatura's): dropped with the rest of what surrounds the text.
     :param include_links: True: links as ``[text](absolute URL)`` in the text and the Markdown
         (resolved against the page's ``<base href>`` and ``url``); False: their text alone. None
         (the default): as the config's ``[output] include_links`` says, by default in the
@@ -118,6 +121,10 @@ def extract(
     :param include_images: True: images as ``![alt](absolute URL)`` in the text and the
         Markdown; False: none. None (the default): as ``[output] include_images`` says, by
         default none.
+    :param favor_precision: less text, more of it the main text (``[tree] focus =
+        "precision"``).
+    :param favor_recall: more text, fewer of the main text's blocks lost (``[tree] focus =
+        "recall"``). Not both: neither is the default balance, what scores best.
     :param title: the page's title when known (else the page's ``<title>`` is reported).
     :param config: a TOML config file's path, or a dict of its sections (``{"tree":
         {"heuristic": "strict"}}``); ``URLTREE_*`` environment variables are not read.
@@ -125,21 +132,20 @@ def extract(
         for a URL without a registrable domain or :class:`TooLargeError` for a page over the
         parser's limit.
     :raises ConfigError: the configuration is invalid.
+    :raises ValueError: ``favor_precision`` and ``favor_recall`` are both True.
     """
     if output_format not in _OUTPUT_FORMATS:
         raise ValueError(
             f"output_format must be one of {', '.join(map(repr, _OUTPUT_FORMATS))}, "
             f"not {output_format!r}"
         )
-    if include_comments:
-        raise ValueError(
-            "include_comments=True is not supported: urltree drops a page's comment section "
-            "with the rest of what surrounds its text"
-        )
     output_overrides = _marks(include_links, include_images)
     if output_format == "markdown":
         output_overrides["markdown"] = True
     overrides: dict[str, Any] = {"output": output_overrides} if output_overrides else {}
+    tree = _prefs(include_comments, favor_precision, favor_recall)
+    if tree:
+        overrides["tree"] = tree
     output = {"txt": "text", "markdown": "markdown"}.get(output_format, "json")
     result = _urltree.extract_page(html, url, output, title=title, config_toml=_config(config, overrides))
     if result is not None and output_format == "python":
@@ -157,6 +163,31 @@ def _marks(include_links: Optional[bool], include_images: Optional[bool]) -> dic
         if not isinstance(value, bool):
             raise TypeError(f"{name} must be True, False or None, not {value!r}")
         fields[name] = "all" if value else "none"
+    return fields
+
+
+def _prefs(include_comments: bool, favor_precision: bool, favor_recall: bool) -> dict[str, Any]:
+    """The ``[tree]`` fields that ``include_comments``, ``favor_precision`` and ``favor_recall``
+    set: only those given as True, so False leaves the config's."""
+    for name, value in (
+        ("include_comments", include_comments),
+        ("favor_precision", favor_precision),
+        ("favor_recall", favor_recall),
+    ):
+        if not isinstance(value, bool):
+            raise TypeError(f"{name} must be True or False, not {value!r}")
+    if favor_precision and favor_recall:
+        raise ValueError(
+            "favor_precision and favor_recall cannot both be True: choose one, or neither for "
+            "the default balance"
+        )
+    fields: dict[str, Any] = {}
+    if include_comments:
+        fields["comments"] = "keep"
+    if favor_precision:
+        fields["focus"] = "precision"
+    elif favor_recall:
+        fields["focus"] = "recall"
     return fields
 
 
@@ -200,6 +231,7 @@ class Extractor:
         False: their text alone; None: as ``[output] include_links`` says (the Markdown only).
     :param include_images: True: images as ``![alt](absolute URL)`` in ``text`` and
         ``markdown``; False: none; None: as ``[output] include_images`` says (none).
+    :param include_comments, favor_precision, favor_recall: as for :func:`extract`.
     :raises StateError: the state could not be created or opened (another process has it open,
         the disk, a state of several shard counts).
     :raises ConfigError: the configuration is invalid.
@@ -219,11 +251,17 @@ class Extractor:
         markdown: bool = False,
         include_links: Optional[bool] = None,
         include_images: Optional[bool] = None,
+        include_comments: bool = False,
+        favor_precision: bool = False,
+        favor_recall: bool = False,
     ) -> None:
         output_overrides = _marks(include_links, include_images)
         if markdown:
             output_overrides["markdown"] = True
-        overrides = {"output": output_overrides} if output_overrides else {}
+        overrides: dict[str, Any] = {"output": output_overrides} if output_overrides else {}
+        tree = _prefs(include_comments, favor_precision, favor_recall)
+        if tree:
+            overrides["tree"] = tree
         state_path = None if state is None else os.fspath(state)
         self._inner = _urltree.Extractor(state_path, _config(config, overrides))
 

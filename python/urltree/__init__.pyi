@@ -103,6 +103,8 @@ def extract(
     include_comments: bool = False,
     include_links: Optional[bool] = None,
     include_images: Optional[bool] = None,
+    favor_precision: bool = False,
+    favor_recall: bool = False,
     title: Optional[str] = None,
     config: Config = None,
 ) -> Optional[str]: ...
@@ -115,6 +117,8 @@ def extract(
     include_comments: bool = False,
     include_links: Optional[bool] = None,
     include_images: Optional[bool] = None,
+    favor_precision: bool = False,
+    favor_recall: bool = False,
     title: Optional[str] = None,
     config: Config = None,
 ) -> Optional[Record]: ...
@@ -128,6 +132,9 @@ class Extractor:
         markdown: bool = False,
         include_links: Optional[bool] = None,
         include_images: Optional[bool] = None,
+        include_comments: bool = False,
+        favor_precision: bool = False,
+        favor_recall: bool = False,
     ) -> None: ...
     @property
     def path(self) -> Path: ...

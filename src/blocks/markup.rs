@@ -23,6 +23,10 @@ pub(crate) struct TagToken<'a> {
     /// What the start tag's `id` says of its content (ids inside the main text are mostly slugs
     /// of its headings, so the caller decides whether to trust it).
     pub id_hint: Hint,
+    /// Which words gave `hint` and `id_hint` their [`Hint::Boilerplate`]: bits of
+    /// [`MARK_COMMENTS`] and [`MARK_OTHER`] for `hint`, the same shifted by [`ID_MARKS`] for
+    /// `id_hint` ([`comments_only`] reads them).
+    pub marks: u8,
     /// True when the start tag says its element is not rendered: a `hidden` attribute (but
     /// `hidden=until-found`, collapsed text a reader can find), a `style` with `display: none`
     /// or `visibility: hidden` (readability's visibility test), or a class name the common style
@@ -45,6 +49,7 @@ impl<'a> TagToken<'a> {
             href: false,
             hint: Hint::None,
             id_hint: Hint::None,
+            marks: 0,
             hidden: false,
             roles: 0,
         }
@@ -104,24 +109,26 @@ const MAX_HINT_WORD: usize = 16;
 
 /// The hint of one attribute value: its words (split at every non-alphanumeric byte, ASCII
 /// case-insensitive) against the words that mark boilerplate or content.
-fn value_hint(attr: HintAttr, value: &[u8], roles: &mut u8) -> Hint {
+/// Also returns which words gave a [`Hint::Boilerplate`] ([`MARK_COMMENTS`], [`MARK_OTHER`]).
+fn value_hint(attr: HintAttr, value: &[u8], roles: &mut u8) -> (Hint, u8) {
     let mut hint = Hint::None;
+    let mut marks = 0u8;
     let mut wraps_text = false;
     match attr {
         // A class list holds several names; an id is one name.
         HintAttr::Class => {
             for name in value.split(|b| b.is_ascii_whitespace()) {
                 *roles |= class_role(name);
-                name_hint(attr, name, &mut hint, &mut wraps_text);
+                name_hint(attr, name, &mut hint, &mut marks, &mut wraps_text);
             }
         }
-        HintAttr::Id => name_hint(attr, value, &mut hint, &mut wraps_text),
+        HintAttr::Id => name_hint(attr, value, &mut hint, &mut marks, &mut wraps_text),
         HintAttr::Role | HintAttr::ItemProp => {
             for word in value
                 .split(|b| !b.is_ascii_alphanumeric())
                 .filter(|w| !w.is_empty())
             {
-                word_hint(attr, word, &mut hint, &mut wraps_text);
+                word_hint(attr, word, &mut hint, &mut marks, &mut wraps_text);
             }
         }
     }
@@ -129,9 +136,9 @@ fn value_hint(attr: HintAttr, value: &[u8], roles: &mut u8) -> Hint {
     // names a wrapper of the text and its surroundings, not a region around it (readability's
     // rule for its candidates).
     if wraps_text {
-        Hint::None
+        (Hint::None, 0)
     } else {
-        hint
+        (hint, marks)
     }
 }
 
@@ -142,7 +149,7 @@ const MAX_NAME_WORDS: usize = 4;
 
 /// Adds the hints of the words of one class or id name: read whole ("SideBar") and split where a
 /// capital follows a small letter ("cnnBlogComment"); a slug of a heading gives none.
-fn name_hint(attr: HintAttr, name: &[u8], hint: &mut Hint, wraps_text: &mut bool) {
+fn name_hint(attr: HintAttr, name: &[u8], hint: &mut Hint, marks: &mut u8, wraps_text: &mut bool) {
     // One pass over the name finds its words (runs of ASCII letters and digits) and whether a
     // capital follows a small letter in each; a name of too many words is rejected before any
     // word is looked up, as a count of its words first would.
@@ -174,14 +181,14 @@ fn name_hint(attr: HintAttr, name: &[u8], hint: &mut Hint, wraps_text: &mut bool
     }
     for &(start, end, humps) in &words[..count] {
         let word = &name[start..end];
-        word_hint(attr, word, hint, wraps_text);
+        word_hint(attr, word, hint, marks, wraps_text);
         if humps {
             let mut from = 0;
             for k in 1..=word.len() {
                 if k == word.len()
                     || (word[k].is_ascii_uppercase() && word[k - 1].is_ascii_lowercase())
                 {
-                    word_hint(attr, &word[from..k], hint, wraps_text);
+                    word_hint(attr, &word[from..k], hint, marks, wraps_text);
                     from = k;
                 }
             }
@@ -189,10 +196,11 @@ fn name_hint(attr: HintAttr, name: &[u8], hint: &mut Hint, wraps_text: &mut bool
     }
 }
 
-/// Adds the hint of one word of an attribute value to `hint`; notes in `wraps_text` whether a
-/// class or id word names the text itself.
+/// Adds the hint of one word of an attribute value to `hint`, and to `marks` whether a
+/// boilerplate word names comments ([`MARK_COMMENTS`]) or another region ([`MARK_OTHER`]);
+/// notes in `wraps_text` whether a class or id word names the text itself.
 #[inline]
-fn word_hint(attr: HintAttr, word: &[u8], hint: &mut Hint, wraps_text: &mut bool) {
+fn word_hint(attr: HintAttr, word: &[u8], hint: &mut Hint, marks: &mut u8, wraps_text: &mut bool) {
     if word.len() < 2 || word.len() > MAX_HINT_WORD {
         return;
     }
@@ -220,15 +228,57 @@ fn word_hint(attr: HintAttr, word: &[u8], hint: &mut Hint, wraps_text: &mut bool
             _ => Hint::None,
         },
     };
+    if h == Hint::Boilerplate {
+        let class_or_id = matches!(attr, HintAttr::Class | HintAttr::Id);
+        *marks |= if class_or_id && comment_word(lower) {
+            MARK_COMMENTS
+        } else {
+            MARK_OTHER
+        };
+    }
     *hint = hint.max(h);
 }
 
 #[inline]
-fn add_hint(hints: &mut Hints, attr: HintAttr, hint: Hint) {
+fn add_hint(hints: &mut Hints, attr: HintAttr, (hint, marks): (Hint, u8)) {
     if attr == HintAttr::Id {
         hints.1 = hints.1.max(hint);
+        hints.4 |= marks << ID_MARKS;
     } else {
         hints.0 = hints.0.max(hint);
+        hints.4 |= marks;
+    }
+}
+
+/// A boilerplate word of a tag's `class` (or, shifted by [`ID_MARKS`], `id`) names comments.
+pub(crate) const MARK_COMMENTS: u8 = 1;
+/// A boilerplate word of a tag's `class`, `role` (or, shifted, `id`) names another region.
+pub(crate) const MARK_OTHER: u8 = 2;
+/// The shift of the `id`'s marks in [`TagToken::marks`].
+pub(crate) const ID_MARKS: u8 = 2;
+
+/// Words of `class` and `id` values that mark a page's comments on its text: the readers'
+/// responses, which trafilatura extracts apart as its `comments` (the reply form, `respond`,
+/// is not one: it holds no comment).
+fn comment_word(word: &[u8]) -> bool {
+    matches!(
+        word,
+        b"comment" | b"comments" | b"commentlist" | b"disqus" | b"replies"
+    )
+}
+
+/// True when the boilerplate hint of a tag whose `class`/`role`/`itemprop` hint is `hint`,
+/// whose `id` hint is `id_hint` (when read) and whose words gave `marks` rests on words naming
+/// comments alone.
+#[inline]
+pub(crate) fn comments_only(hint: Hint, id_hint: Option<Hint>, marks: u8) -> bool {
+    let class = (hint == Hint::Boilerplate).then_some(marks & 3);
+    let id = id_hint
+        .filter(|h| *h == Hint::Boilerplate)
+        .map(|_| (marks >> ID_MARKS) & 3);
+    match (class, id) {
+        (None, None) => false,
+        (c, i) => c.is_none_or(|m| m == MARK_COMMENTS) && i.is_none_or(|m| m == MARK_COMMENTS),
     }
 }
 
@@ -503,9 +553,9 @@ pub(crate) fn code_language(attrs: &[u8]) -> Option<String> {
 }
 
 /// Hints of a tag's attributes: (`class`, `role`, `itemprop`), (`id`), whether `hidden`,
-/// `style` or `class` say the element is not rendered, and the roles its class names
-/// ([`class_role`]).
-type Hints = (Hint, Hint, bool, u8);
+/// `style` or `class` say the element is not rendered, the roles its class names
+/// ([`class_role`]), and which words gave the hints ([`TagToken::marks`]).
+type Hints = (Hint, Hint, bool, u8, u8);
 
 /// True when an attribute with `value` hides its element: a `hidden` attribute (but
 /// `hidden=until-found`, collapsed text a reader's search reveals), a `style` that [`hides`], a
@@ -619,7 +669,7 @@ pub(crate) fn attribute_value<'a>(attrs: &'a [u8], want: &[u8]) -> Option<&'a [u
 pub(crate) fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool, Hints)> {
     let mut j = skip_until(run, start, NAME_END);
     let name = &run[start..j];
-    let mut hint: Hints = (Hint::None, Hint::None, false, 0);
+    let mut hint: Hints = (Hint::None, Hint::None, false, 0, 0);
     // A tab panel is hidden until its tab is chosen: text the page shows a reader on a click,
     // not text it keeps from the reader.
     let mut panel = false;

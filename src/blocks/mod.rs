@@ -113,6 +113,11 @@ pub struct Block {
     /// main text (`<article>`, `<main>`, `role=main`, `itemprop=articleBody`), whatever marks
     /// its other containers; `None` outside any.
     pub marked_main: Option<u32>,
+    /// True when the open containers (below `html` and `body`) whose markup marks them as
+    /// regions around the main text are all marked by words naming comments (`comment`,
+    /// `comments`, `commentlist`, `disqus`, `replies` in a `class` or `id`), and there is one:
+    /// the block is in the page's comments and in no other marked region.
+    pub comments: bool,
     /// True when one of the block's open containers (below `html` and `body`) is not rendered: a
     /// `hidden` attribute, a `style` of `display: none` or `visibility: hidden`, or a class name
     /// the common style sheets hide (an element the page shows only on a reader's action, or

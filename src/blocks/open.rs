@@ -32,6 +32,9 @@ struct Container {
     ordinal: u32,
     /// What the element's markup says of its content.
     hint: Hint,
+    /// True when the element's markup marks it as around the main text by words naming
+    /// comments alone.
+    comments: bool,
     /// True when the element's markup says it is not rendered.
     hidden: bool,
 }
@@ -56,6 +59,8 @@ pub(crate) struct OpenElements {
     /// Open containers hinted as boilerplate and as content.
     boilerplate: u32,
     content: u32,
+    /// Of the former, those marked by words naming comments alone.
+    comments: u32,
     /// Open containers that are not rendered.
     hidden: u32,
 }
@@ -71,6 +76,7 @@ impl OpenElements {
         self.codes = 0;
         self.boilerplate = 0;
         self.content = 0;
+        self.comments = 0;
         self.hidden = 0;
         self.counts.clear();
         self.counts.resize(256, 0);
@@ -141,6 +147,13 @@ impl OpenElements {
         }
     }
 
+    /// True when the open containers the markup marks as around the main text are all marked as
+    /// comments ([`Hint::Boilerplate`] by words naming comments alone), and there is one.
+    #[inline]
+    pub(crate) fn in_comments(&self) -> bool {
+        self.boilerplate > 0 && self.comments == self.boilerplate
+    }
+
     /// True when an open container's markup says it is not rendered (`hidden`, `display: none`).
     #[inline]
     pub(crate) fn hidden(&self) -> bool {
@@ -197,7 +210,8 @@ impl OpenElements {
     /// Pushes an element. `name` is its tag name as written (lower-cased into the path); `link`
     /// is the target id of an `<a>` that is a link (a named anchor without `href` is not); `hint`
     /// is what its markup says of its content and `hidden` whether it says the element is not
-    /// rendered (both kept for containers only).
+    /// rendered (both kept for containers only); `comments` whether that hint is
+    /// [`Hint::Boilerplate`] by words naming comments alone.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn push(
         &mut self,
@@ -206,7 +220,7 @@ impl OpenElements {
         name: &[u8],
         ordinal: u32,
         link: Option<LinkId>,
-        hint: Hint,
+        (hint, comments): (Hint, bool),
         hidden: bool,
     ) {
         let link = link.filter(|_| tag == Tag::A);
@@ -244,9 +258,11 @@ impl OpenElements {
                 seg_start,
                 ordinal,
                 hint,
+                comments,
                 hidden,
             });
             self.count_hint(hint, true);
+            self.comments += u32::from(comments);
             self.hidden += u32::from(hidden);
             push_segment(&mut self.path, name);
         }
@@ -276,6 +292,7 @@ impl OpenElements {
                 if let Some(c) = self.containers.pop() {
                     self.path.truncate(c.seg_start as usize);
                     self.count_hint(c.hint, false);
+                    self.comments = self.comments.saturating_sub(u32::from(c.comments));
                     self.hidden = self.hidden.saturating_sub(u32::from(c.hidden));
                 }
             }
@@ -389,7 +406,7 @@ mod tests {
             name.as_bytes(),
             ord,
             Some(0),
-            Hint::None,
+            (Hint::None, false),
             false,
         );
     }

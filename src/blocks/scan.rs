@@ -270,7 +270,7 @@ pub(crate) fn scan<'a>(html: &'a [u8], from: usize, sink: &mut impl Sink<'a>) {
                 _ => skip_past_gt(html, lt + 2),
             },
             _ => {
-                let Some((after, name, self_closing, (hint, id_hint, hidden, roles))) =
+                let Some((after, name, self_closing, (hint, id_hint, hidden, roles, marks))) =
                     lex_tag(html, lt + 1)
                 else {
                     return;
@@ -285,6 +285,7 @@ pub(crate) fn scan<'a>(html: &'a [u8], from: usize, sink: &mut impl Sink<'a>) {
                     href,
                     hint,
                     id_hint,
+                    marks,
                     hidden,
                     roles,
                 };

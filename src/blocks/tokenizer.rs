@@ -19,8 +19,8 @@ use super::head::{HeadReader, PageMeta};
 use super::limits::ParseLimits;
 use super::marks::{Capture, Marks};
 use super::markup::{
-    attributes, code_language, script_type, Hint, ScriptType, TagToken, ROLE_LANGUAGE,
-    ROLE_MATH_COPY, ROLE_MATH_SHOWN,
+    attributes, code_language, comments_only, script_type, Hint, ScriptType, TagToken,
+    ROLE_LANGUAGE, ROLE_MATH_COPY, ROLE_MATH_SHOWN,
 };
 use super::math::MathReader;
 use super::open::OpenElements;
@@ -109,6 +109,7 @@ struct State {
     /// The innermost element around the current block marked as a region around the text.
     block_marker: Option<u32>,
     block_marked_main: Option<u32>,
+    block_comments: bool,
     block_hidden: bool,
     block_nested_article: bool,
     block_pre: Option<u32>,
@@ -396,6 +397,7 @@ impl State {
         self.block_hint = Hint::None;
         self.block_marker = None;
         self.block_marked_main = None;
+        self.block_comments = false;
         self.block_hidden = false;
         self.block_nested_article = false;
         self.block_pre = None;
@@ -492,6 +494,7 @@ impl State {
             self.block_hint = self.open.hint();
             self.block_marker = self.open.marker();
             self.block_marked_main = self.open.marked_main();
+            self.block_comments = self.open.in_comments();
             self.block_hidden = self.open.hidden();
             self.block_nested_article = self.open.in_nested_article();
             self.block_pre = pre;
@@ -593,6 +596,7 @@ impl State {
                 hint: self.block_hint,
                 marker: self.block_marker,
                 marked_main: self.block_marked_main,
+                comments: self.block_comments,
                 hidden: self.block_hidden,
                 nested_article: self.block_nested_article,
                 pre: self.block_pre,
@@ -747,25 +751,36 @@ impl State {
         }
     }
 
-    /// What an element's markup says of its content. The page's root elements carry page-wide
+    /// What an element's markup says of its content, and whether it marks the element as around
+    /// the main text by words naming comments alone. The page's root elements carry page-wide
     /// classes ("has-sidebar"), not a region's. Inside the main text that the markup marks,
     /// ids are mostly slugs of the text's headings ("buffer-related-functions") and an aside is
     /// the text's own note (HTML: tangential to the article it is in), so neither marks a region.
-    fn element_hint(&self, key: TagKey, tag: Tag, token: &TagToken<'_>) -> Hint {
+    fn element_hint(&self, key: TagKey, tag: Tag, token: &TagToken<'_>) -> (Hint, bool) {
         if tag == Tag::Root {
-            return Hint::None;
+            return (Hint::None, false);
         }
-        let tag_hint = tag_hint(key);
-        if self.open.hint() == Hint::Content {
-            let tag_hint = if key == KEY_ASIDE {
-                Hint::None
-            } else {
-                tag_hint
-            };
-            token.hint.max(tag_hint)
+        let in_main = self.open.hint() == Hint::Content;
+        let tag_hint = if in_main && key == KEY_ASIDE {
+            Hint::None
         } else {
-            token.hint.max(token.id_hint).max(tag_hint)
-        }
+            tag_hint(key)
+        };
+        let (hint, id_hint) = if in_main {
+            (token.hint.max(tag_hint), None)
+        } else {
+            (
+                token.hint.max(token.id_hint).max(tag_hint),
+                Some(token.id_hint),
+            )
+        };
+        // Only the region's names can call it comments: `<nav>`, `<aside>` or `<footer>` name
+        // another.
+        let comments = hint == Hint::Boilerplate
+            && token.marks != 0
+            && tag_hint != Hint::Boilerplate
+            && comments_only(token.hint, id_hint, token.marks);
+        (hint, comments)
     }
 
     /// Closes the elements a start tag of `tag` implicitly ends (HTML tree construction, in short).

@@ -22,6 +22,8 @@ pub struct Args {
     /// (default: the configured one).
     #[arg(long)]
     heuristic: Vec<HeuristicArg>,
+    #[command(flatten)]
+    prefs: super::prefs::PrefsArgs,
     /// Write the results as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -76,7 +78,8 @@ struct CorpusResult {
     rejected: Vec<u64>,
 }
 
-pub fn run(args: Args, config: Config) -> anyhow::Result<ExitCode> {
+pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
+    args.prefs.configure(&mut config);
     let mut heuristics = Vec::new();
     for choice in &args.heuristic {
         let chosen = match choice {

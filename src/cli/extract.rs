@@ -56,6 +56,8 @@ pub struct Args {
     /// Classification heuristic (overrides `[tree] heuristic`).
     #[arg(long)]
     heuristic: Option<urltree::tree::Heuristic>,
+    #[command(flatten)]
+    prefs: super::prefs::PrefsArgs,
     /// Include per-block detail (text, label, count, reason) in every output record.
     #[arg(long)]
     blocks: bool,
@@ -475,6 +477,7 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
     if let Some(h) = args.heuristic {
         config.tree.heuristic = h;
     }
+    args.prefs.configure(&mut config);
     if args.blocks {
         config.output.blocks = true;
     }

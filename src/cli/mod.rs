@@ -5,6 +5,7 @@ mod crash;
 mod eval;
 mod extract;
 mod input;
+mod prefs;
 #[cfg(feature = "kafka")]
 mod produce;
 mod progress;

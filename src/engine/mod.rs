@@ -195,7 +195,11 @@ pub struct Engine {
 impl Engine {
     /// Opens the state and builds the pipeline described by `config` (already validated).
     pub fn open(config: &Config) -> Result<Engine, EngineError> {
-        let classifier = classifier(config.tree.heuristic, config.tree.rules);
+        let classifier = classifier(
+            config.tree.heuristic,
+            config.tree.rules,
+            config.tree.prefs(),
+        );
         let mut tokenizer = Tokenizer::with_capture(config.parse.clone(), config.output.capture());
         tokenizer.record_links(classifier.reads_links());
         Ok(Engine {

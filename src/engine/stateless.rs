@@ -33,7 +33,11 @@ impl Stateless {
     /// Builds the pipeline `config` describes (already validated); its `[state]` and
     /// `[retention]` are not used.
     pub fn new(config: &Config) -> Result<Stateless, RulesError> {
-        let classifier = classifier(config.tree.heuristic, config.tree.rules);
+        let classifier = classifier(
+            config.tree.heuristic,
+            config.tree.rules,
+            config.tree.prefs(),
+        );
         let mut tokenizer = Tokenizer::with_capture(config.parse.clone(), config.output.capture());
         tokenizer.record_links(classifier.reads_links());
         Ok(Stateless {

@@ -118,7 +118,11 @@ fn stream(
 ) -> (Vec<String>, Vec<Reason>, lookup::Evidence, String) {
     let dir = tempfile::tempdir().unwrap();
     let store = store(dir.path());
-    let classifier = classifier(heuristic, crate::tree::Rules::default());
+    let classifier = classifier(
+        heuristic,
+        crate::tree::Rules::default(),
+        crate::tree::Prefs::default(),
+    );
     let mut tokenizer = Tokenizer::new(ParseLimits::default());
     let mut last = None;
     for (n, story) in stories.iter().enumerate() {

@@ -29,7 +29,8 @@ pub struct BlockDetail {
     pub count: u64,
     /// Why: `unique` or `repeated` (the count against `c_max`), or `no-letters`; the `hybrid`
     /// classifier adds `template`, `link-dense`, `marked`, `hidden`, `outside-main-subtree`,
-    /// `title`, `within-text` and `unit`; the literature's methods `text`, `code-dense`,
+    /// `title`, `within-text` and `unit` (and `short-text` with the `precision` focus); the
+    /// literature's methods `text`, `code-dense`,
     /// `short-text`, `link-dense`, `outside-main-subtree` and `template`.
     pub reason: String,
     /// Element path of the block.

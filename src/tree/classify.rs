@@ -10,7 +10,7 @@
 
 use super::classic;
 use super::heuristic::{Choice, Heuristic, Label};
-use super::hybrid::{Hybrid, Rules};
+use super::hybrid::{Hybrid, Prefs, Rules};
 use super::kind::Layout;
 pub use crate::blocks::Hint;
 use crate::blocks::{Block, PageStats};
@@ -96,11 +96,11 @@ impl<'a> Page<'a> {
 }
 
 /// The classifier a heuristic names: the paper's count threshold for its four heuristics, the
-/// [`Hybrid`] classifier with its default parameters and `rules` for `hybrid`, the literature's
-/// method for each of [`Method`]'s names.
-pub fn classifier(heuristic: Heuristic, rules: Rules) -> Box<dyn Classifier> {
+/// [`Hybrid`] classifier with its default parameters, `rules` and `prefs` for `hybrid` (the only
+/// one that reads them), the literature's method for each of [`Method`]'s names.
+pub fn classifier(heuristic: Heuristic, rules: Rules, prefs: Prefs) -> Box<dyn Classifier> {
     match heuristic {
-        Heuristic::Hybrid => Box::new(Hybrid::with_rules(rules)),
+        Heuristic::Hybrid => Box::new(Hybrid::new(rules, prefs)),
         Heuristic::Classic(method) => classic::classifier(method),
         paper => Box::new(Paper(paper)),
     }
@@ -152,6 +152,9 @@ pub struct BlockFacts<'a> {
     /// The ordinal of the innermost element around the block that the markup marks as the main
     /// text (`<article>`, `<main>`), if any.
     pub marked_main: Option<u32>,
+    /// True when the markup marks the block as in the page's comments and in no other region
+    /// around the main text ([`Block::comments`]).
+    pub comments: bool,
     /// True when one of the block's containers is not rendered (`hidden`, `display: none`).
     pub hidden: bool,
     /// True when the block is in an `<article>` nested in another.
@@ -182,6 +185,7 @@ impl<'a> BlockFacts<'a> {
             hint: block.hint,
             marker: block.marker,
             marked_main: block.marked_main,
+            comments: block.comments,
             hidden: block.hidden,
             nested_article: block.nested_article,
             h1: container == "h1",
@@ -238,7 +242,8 @@ pub enum Reason {
     /// Code Blurring's ratio below its threshold, outside the text regions of the Document Slope
     /// Curve or Body Text Extraction).
     CodeDense,
-    /// Boilerpipe: too few words, in a neighbourhood of too few words, for its decision rules.
+    /// Boilerpipe: too few words, in a neighbourhood of too few words, for its decision rules;
+    /// `hybrid` with the `precision` focus: no more than a phrase, at the kept text's edges.
     ShortText,
     /// In one of a run of alike sibling subtrees that hold the main text: a post of the thread,
     /// an item of the listing, a section of the page.
@@ -292,6 +297,7 @@ mod tests {
             hint: Hint::None,
             marker: None,
             marked_main: None,
+            comments: false,
             hidden: false,
             nested_article: false,
             h1: false,
@@ -305,7 +311,11 @@ mod tests {
     fn the_paper_rule_follows_c_max() {
         let blocks = [facts(Some(1)), facts(Some(2)), facts(Some(3)), facts(None)];
         let mut out = vec![Reason::Title];
-        let paper = classifier("relaxed-at-domain-500".parse().unwrap(), Rules::default());
+        let paper = classifier(
+            "relaxed-at-domain-500".parse().unwrap(),
+            Rules::default(),
+            Prefs::default(),
+        );
         paper.classify(
             &blocks,
             NodeFacts {
@@ -337,11 +347,11 @@ mod tests {
         ] {
             let heuristic: Heuristic = name.parse().unwrap();
             assert_eq!(
-                classifier(heuristic, Rules::default()).heuristic(),
+                classifier(heuristic, Rules::default(), Prefs::default()).heuristic(),
                 heuristic
             );
             assert_eq!(
-                classifier(heuristic, Rules::default()).choose(&[40, 12, 1]),
+                classifier(heuristic, Rules::default(), Prefs::default()).choose(&[40, 12, 1]),
                 heuristic.choose(&[40, 12, 1])
             );
         }

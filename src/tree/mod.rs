@@ -24,5 +24,5 @@ pub use classify::{classifier, BlockFacts, Classifier, NodeFacts, Page, Paper, R
 pub use cluster::TemplateClusters;
 pub use fingerprint::{block_key, path_key, BlockKey, Fingerprint, FingerprintError};
 pub use heuristic::{Choice, Heuristic, HeuristicParseError, Label};
-pub use hybrid::{Hybrid, Rules};
+pub use hybrid::{Comments, Focus, Hybrid, Prefs, Rules};
 pub use retention::Retention;

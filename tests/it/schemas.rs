@@ -214,6 +214,8 @@ fn config_schema_matches_the_loader() {
     // What the loader rejects by type, the schema rejects too.
     for bad in [
         "[tree]\nheuristic = \"fuzzy\"",
+        "[tree]\ncomments = \"some\"",
+        "[tree]\nfocus = \"both\"",
         "[retention]\nmax_dogs = 3",
         "[retention]\nmax_docs = 0",
         "[input]\ndomain_check = \"maybe\"",

@@ -657,6 +657,43 @@ fn the_innermost_element_marked_as_a_region_around_the_text() {
     );
 }
 
+#[test]
+fn blocks_in_comments_and_in_no_other_marked_region() {
+    // Comments are named by a class or an id word; a region also marked otherwise (a sidebar's
+    // widget of recent comments, a comment footer, `role=complementary`) is not comments only,
+    // and neither is the reply form (`respond`) nor a name that also says it holds the text.
+    let page = r#"<html><body class="comments-open">
+<article><p>Text</p></article>
+<div id="comments"><h2 class="comments-title">Two thoughts</h2>
+<ol class="commentlist"><li class="comment"><p>Nice post</p>
+<footer class="comment-meta"><p>March 3</p></footer></li>
+<li class="cnnBlogComment"><div class="comment-content"><p>Thanks</p></div></li></ol>
+<div id="respond"><p>Leave a reply</p></div></div>
+<div class="sidebar"><div id="recent-comments"><p>Ann on Text</p></div></div>
+<div class="comments" role="complementary"><p>Marked twice</p></div>
+<div id="disqus_thread"><p>Loading</p></div>
+<div class="comment_content_wrap"><p>Plain</p></div>
+</body></html>"#;
+    let got: Vec<(String, bool)> = split(page)
+        .into_iter()
+        .map(|b| (b.text, b.comments))
+        .collect();
+    let want = [
+        ("Text", false),
+        ("Two thoughts", true),
+        ("Nice post", true),
+        ("March 3", false),
+        ("Thanks", true),
+        ("Leave a reply", false),
+        ("Ann on Text", false),
+        ("Marked twice", false),
+        ("Loading", true),
+        ("Plain", false),
+    ];
+    let want: Vec<(String, bool)> = want.iter().map(|(t, c)| (t.to_string(), *c)).collect();
+    assert_eq!(got, want);
+}
+
 /// Asserts the blocks of `page`, each with the element ordinal `of` reads from it.
 fn assert_ordinals(page: &str, of: impl Fn(&Block) -> Option<u32>, want: &[(&str, Option<u32>)]) {
     let got: Vec<(String, Option<u32>)> = split(page)

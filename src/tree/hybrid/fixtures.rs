@@ -23,6 +23,7 @@ pub fn block(
         hint: Hint::None,
         marker: None,
         marked_main: None,
+        comments: false,
         hidden: false,
         nested_article: false,
         h1: false,
@@ -85,8 +86,20 @@ pub fn first_page(blocks: &[crate::blocks::Block]) -> Vec<BlockFacts<'_>> {
 /// The kept texts and all reasons of a small real page judged on a domain's first page under
 /// `rules`.
 pub fn judge(html: &str, rules: Rules) -> (Vec<String>, Vec<Reason>) {
+    judge_params(
+        html,
+        &Params {
+            rules,
+            ..Params::default()
+        },
+    )
+}
+
+/// The kept texts and all reasons of a small real page judged on a domain's first page with
+/// `params`.
+pub fn judge_params(html: &str, params: &Params) -> (Vec<String>, Vec<Reason>) {
     let blocks = parse(html);
-    let reasons = run_with(&first_page(&blocks), 1, rules);
+    let reasons = run_params(&first_page(&blocks), 1, params);
     let kept = blocks
         .iter()
         .zip(&reasons)

@@ -40,6 +40,7 @@ pub mod hidden;
 pub mod links;
 pub mod main_text;
 pub mod markup;
+pub mod prefs;
 pub mod repetition;
 pub mod stubs;
 pub mod template;
@@ -54,6 +55,7 @@ use super::classify::{BlockFacts, Classifier, NodeFacts, Page, Reason};
 use super::heuristic::Heuristic;
 use super::kind::{self, Layout, Region};
 use main_text::Main;
+pub use prefs::{Comments, Focus, Prefs};
 
 /// Support at which the tree's counts are trusted as much as the page's own evidence: the
 /// confidence of a node that has seen `n` pages is `(n - 1) / (n - 1 + SUPPORT_HALF)`, one half
@@ -214,6 +216,10 @@ pub struct Params {
     pub block_cost: u32,
     /// The rules in force.
     pub rules: Rules,
+    /// What becomes of the page's comments ([`prefs`]).
+    pub comments: Comments,
+    /// Precision, balance or recall ([`prefs`]).
+    pub focus: Focus,
 }
 
 impl Default for Params {
@@ -230,6 +236,8 @@ impl Default for Params {
             index_link_share: links::INDEX_LINK_SHARE,
             block_cost: main_text::BLOCK_COST,
             rules: Rules::default(),
+            comments: Comments::Drop,
+            focus: Focus::Balanced,
         }
     }
 }
@@ -244,9 +252,16 @@ pub struct Hybrid {
 impl Hybrid {
     /// The classifier with the default parameters and the given rules.
     pub fn with_rules(rules: Rules) -> Hybrid {
+        Hybrid::new(rules, Prefs::default())
+    }
+
+    /// The classifier with the default parameters, the given rules and preferences.
+    pub fn new(rules: Rules, prefs: Prefs) -> Hybrid {
         Hybrid {
             params: Params {
                 rules,
+                comments: prefs.comments,
+                focus: prefs.focus,
                 ..Params::default()
             },
         }
@@ -314,11 +329,16 @@ pub fn classify(
             layout = classify_with(&shown, Some(node), params, &regions, out);
         }
     }
+    let mut judged_trusted = trusted;
     if params.rules.stubs && stubs::is_stub(blocks, node, params, out) {
         if units && trusted {
             regions = kind::regions(blocks);
         }
-        return classify_with(blocks, None, params, &regions, out);
+        layout = classify_with(blocks, None, params, &regions, out);
+        judged_trusted = false;
+    }
+    if params.comments != Comments::Drop || params.focus != Focus::Balanced {
+        prefs::apply(blocks, out, judged_trusted, params);
     }
     layout
 }
