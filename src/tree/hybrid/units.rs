@@ -318,11 +318,12 @@ pub fn keep_listing(
     });
     let prose = kept_prose(blocks, out) > 0;
     let lists = LinkLists::of(blocks, regions);
-    let (region, chars) = regions
+    let records: Vec<(&Region, u64)> = regions
         .iter()
         .filter_map(|r| records(blocks, r).map(|c| (r, c)))
         .filter(|(r, _)| !lists.holds(blocks, r))
-        .max_by_key(|&(_, c)| c)?;
+        .collect();
+    let &(region, chars) = records.iter().max_by_key(|&&(_, c)| c)?;
     if chars < kept {
         return None;
     }
@@ -333,9 +334,13 @@ pub fn keep_listing(
             return None;
         }
     }
-    release(blocks, out, region, |r| {
-        matches!(r, Reason::LinkDense | Reason::OutsideMainSubtree)
-    });
+    // A listing's page holds its records in every region of records, not the largest alone:
+    // a front page's sections, a category's featured and regular products.
+    for (region, _) in &records {
+        release(blocks, out, region, |r| {
+            matches!(r, Reason::LinkDense | Reason::OutsideMainSubtree)
+        });
+    }
     Some(Layout::Listing {
         units: region.units.len() as u32,
     })
@@ -635,5 +640,14 @@ mod tests {
             "{kept:?}"
         );
         assert!(f1(&html, &gold) > 0.6, "{}", f1(&html, &gold));
+    }
+    #[test]
+    fn a_front_page_keeps_the_records_of_every_section() {
+        // Front pages of several sections of records (top stories, then a section per topic):
+        // the largest section alone is a third of the gold, every section of records most of it.
+        let urls = ["https://www.bbc.com/news", "https://arstechnica.com/"];
+        for (url, (html, gold, _)) in urls.iter().zip(corpus_pages("wcxb-dev", &urls)) {
+            assert!(f1(&html, &gold) > 0.75, "{url}: {}", f1(&html, &gold));
+        }
     }
 }
