@@ -45,7 +45,7 @@
 //! otherwise and what the page hides stay dropped. On a domain's first page every block is the
 //! page's own, and the structure decides alone.
 
-use crate::tree::kind::{Layout, Region};
+use crate::tree::kind::{Layout, Region, Unit};
 use crate::tree::{BlockFacts, Label, Reason};
 
 /// Non-link characters from which a block is a paragraph of prose: two or three sentences. A
@@ -120,10 +120,10 @@ fn kept_prose(blocks: &[BlockFacts<'_>], out: &[Reason]) -> u64 {
 }
 
 /// On a page that keeps no paragraph of its own, keeps the blocks the markup dropped in each
-/// region whose
-/// every unit is marked at or inside its own element (not from around the region), when their
-/// text outside links outweighs all the page kept. Returns the layout of the largest such
-/// region, `None` when there is none.
+/// region whose units carry one and the same mark (see [`unit_marks`]) around most of
+/// the region's text, when the text outside links of the blocks so marked outweighs all the
+/// page kept. Returns the layout of the
+/// largest such region, `None` when there is none.
 pub fn keep_marked_units(
     blocks: &[BlockFacts<'_>],
     out: &mut [Reason],
@@ -135,32 +135,106 @@ pub fn keep_marked_units(
     let kept = chars_where(blocks, out, 0..blocks.len(), |r| {
         r.label() == Label::Content
     });
-    // Every unit holds a mark, and each of its marks lies at or inside the unit's element (the
-    // ordinals of an element's descendants follow its own).
-    let marked_in_units = |region: &Region| {
-        region.units.iter().all(|u| {
-            let mut marks = blocks[u.blocks.clone()].iter().filter_map(|b| b.marker);
-            marks.clone().next().is_some() && marks.all(|m| m >= u.element)
-        })
-    };
-    let found: Vec<&Region> = regions
-        .iter()
-        .filter(|region| {
-            let own: u64 = region
-                .blocks()
-                .filter(|&i| out[i] == Reason::Marked && own_page(&blocks[i]))
-                .map(|i| own_chars(&blocks[i]))
-                .sum();
-            own > kept && marked_in_units(region)
-        })
-        .collect();
-    for region in &found {
-        release(blocks, out, region, |r| r == Reason::Marked);
+    let mut found: Vec<&Region> = Vec::new();
+    for region in regions {
+        let Some(marks) = unit_marks(blocks, region) else {
+            continue;
+        };
+        // The blocks under the units' common mark, and those of them the markup dropped.
+        let marks = &marks;
+        let under: Vec<usize> = region
+            .units
+            .iter()
+            .flat_map(|u| {
+                u.blocks
+                    .clone()
+                    .filter(move |&i| mark_place(&blocks[i], u).is_some_and(|m| marks.contains(&m)))
+            })
+            .collect();
+        let region_chars: u64 = region.blocks().map(|i| u64::from(blocks[i].chars)).sum();
+        let under_chars: u64 = under.iter().map(|&i| u64::from(blocks[i].chars)).sum();
+        if 2 * under_chars < region_chars {
+            continue;
+        }
+        let marked: Vec<usize> = under
+            .into_iter()
+            .filter(|&i| out[i] == Reason::Marked && own_page(&blocks[i]))
+            .collect();
+        let own: u64 = marked.iter().map(|&i| own_chars(&blocks[i])).sum();
+        if own > kept {
+            for i in marked {
+                out[i] = Reason::Unit;
+            }
+            found.push(region);
+        }
     }
     let largest = found.iter().max_by_key(|r| r.blocks().count())?;
     Some(Layout::Posts {
         units: largest.units.len() as u32,
     })
+}
+
+/// The places (see [`mark_place`]) where most units of `region` carry a mark, sorted; `None`
+/// when some unit carries no mark, or a mark from around the region, or no place is common to
+/// most units. A class word that names the kind of unit (`ipsComment`, `commentBody`: every
+/// post of a thread is "a comment"; a page builder's `widget`) marks the units at one place; a
+/// region of a page's outer containers (its header, its main column, its footer, a cookie
+/// dialog) holds marks too, each at a place of its own.
+fn unit_marks(blocks: &[BlockFacts<'_>], region: &Region) -> Option<Vec<u64>> {
+    let mut all: Vec<u64> = Vec::new();
+    for unit in &region.units {
+        let mut marks = blocks[unit.blocks.clone()].iter().filter_map(|b| b.marker);
+        if marks.clone().next().is_none() || !marks.all(|m| m >= unit.element) {
+            return None;
+        }
+        let start = all.len();
+        all.extend(
+            blocks[unit.blocks.clone()]
+                .iter()
+                .filter_map(|b| mark_place(b, unit)),
+        );
+        all[start..].sort_unstable();
+        let mut seen = start;
+        for k in start..all.len() {
+            if k == start || all[k] != all[seen - 1] {
+                all[seen] = all[k];
+                seen += 1;
+            }
+        }
+        all.truncate(seen);
+    }
+    all.sort_unstable();
+    let units = region.units.len();
+    let common: Vec<u64> = all
+        .chunk_by(|a, b| a == b)
+        .filter(|run| 2 * run.len() > units)
+        .map(|run| run[0])
+        .collect();
+    (!common.is_empty()).then_some(common)
+}
+
+/// Where the mark of `block` lies in `unit`: the tags from the unit's element down to the
+/// marking element, hashed; `None` when the block is unmarked or its mark lies
+/// around the unit rather than at or inside its element.
+fn mark_place(block: &BlockFacts<'_>, unit: &Unit) -> Option<u64> {
+    let marker = block.marker?;
+    let a = block.ancestors;
+    let top = a.iter().position(|&e| e == unit.element)?;
+    let at = a.iter().position(|&e| e == marker)?;
+    if at < top {
+        return None;
+    }
+    // The tags of `ancestors` are the last `a.len()` segments of the path.
+    let tags: Vec<&str> = block.path.rsplit('/').take(a.len()).collect();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for k in top..=at {
+        let tag = tags.get(a.len() - 1 - k).copied().unwrap_or("");
+        for &b in tag.as_bytes().iter().chain(b"/") {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    Some(h)
 }
 
 /// Keeps, in each region whose units hold at least half of the page's kept text, the blocks of
@@ -284,11 +358,12 @@ pub fn keep_listing(
     });
     let prose = kept_prose(blocks, out) > 0;
     let lists = LinkLists::of(blocks, regions);
-    let (region, chars) = regions
+    let records: Vec<(&Region, u64)> = regions
         .iter()
         .filter_map(|r| records(blocks, r).map(|c| (r, c)))
         .filter(|(r, _)| !lists.holds(blocks, r))
-        .max_by_key(|&(_, c)| c)?;
+        .collect();
+    let &(region, chars) = records.iter().max_by_key(|&&(_, c)| c)?;
     if chars < kept {
         return None;
     }
@@ -299,9 +374,13 @@ pub fn keep_listing(
             return None;
         }
     }
-    release(blocks, out, region, |r| {
-        matches!(r, Reason::LinkDense | Reason::OutsideMainSubtree)
-    });
+    // A listing's page holds its records in every region of records, not the largest alone:
+    // a front page's sections, a category's featured and regular products.
+    for (region, _) in &records {
+        release(blocks, out, region, |r| {
+            matches!(r, Reason::LinkDense | Reason::OutsideMainSubtree)
+        });
+    }
     Some(Layout::Listing {
         units: region.units.len() as u32,
     })
@@ -619,5 +698,44 @@ mod tests {
         let off = Rules::default().without("panels").expect("a rule");
         let (kept, _) = judge(&html, off);
         assert!(!kept.iter().any(|t| t.starts_with("Answer")), "{kept:?}");
+    }
+
+    #[test]
+    fn marked_units_are_units_that_carry_one_mark_around_their_text() {
+        // Threads whose posts carry one class word each (a comment's), at one place in every
+        // post: the posts are kept, and without `marked_units` most of the thread is lost.
+        let threads = [
+            "https://www.l-camera-forum.com/topic/423897-recommendations-on-best-camera-for-photography/",
+            "https://forum.prestashop.com/topic/1103020-payment-issues-how-to-delete-or-change-payment-method/",
+        ];
+        let without = Rules::default().without("marked_units").expect("a rule");
+        for (url, (html, gold, _)) in threads.iter().zip(corpus_pages("wcxb-dev", &threads)) {
+            let with = f1(&html, &gold);
+            let off = score_page(&judge(&html, without).0.join("\n"), &gold).f1;
+            assert!(with > 0.6 && with > off + 0.3, "{url}: {with} vs {off}");
+        }
+        // A news section whose outer containers (header, main column, footer, a consent
+        // dialog) each hold marks of their own, at places of their own: no marked units, and
+        // the dialog stays dropped while the listing is kept.
+        let url = "https://www.aljazeera.com/economy/";
+        let [(html, gold, _)] = <[_; 1]>::try_from(corpus_pages("wcxb-dev", &[url]))
+            .unwrap_or_else(|_| panic!("{url}"));
+        let (kept, _) = judge(&html, Rules::default());
+        assert!(
+            !kept
+                .iter()
+                .any(|t| t.starts_with("We and our 977 partners")),
+            "{kept:?}"
+        );
+        assert!(f1(&html, &gold) > 0.6, "{}", f1(&html, &gold));
+    }
+    #[test]
+    fn a_front_page_keeps_the_records_of_every_section() {
+        // Front pages of several sections of records (top stories, then a section per topic):
+        // the largest section alone is a third of the gold, every section of records most of it.
+        let urls = ["https://www.bbc.com/news", "https://arstechnica.com/"];
+        for (url, (html, gold, _)) in urls.iter().zip(corpus_pages("wcxb-dev", &urls)) {
+            assert!(f1(&html, &gold) > 0.75, "{url}: {}", f1(&html, &gold));
+        }
     }
 }
