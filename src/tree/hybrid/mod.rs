@@ -216,10 +216,8 @@ pub struct Params {
     pub block_cost: u32,
     /// The rules in force.
     pub rules: Rules,
-    /// What becomes of the page's comments ([`prefs`]).
-    pub comments: Comments,
-    /// Precision, balance or recall ([`prefs`]).
-    pub focus: Focus,
+    /// What becomes of the page's comments, and the lean to precision or recall ([`prefs`]).
+    pub prefs: Prefs,
 }
 
 impl Default for Params {
@@ -236,8 +234,7 @@ impl Default for Params {
             index_link_share: links::INDEX_LINK_SHARE,
             block_cost: main_text::BLOCK_COST,
             rules: Rules::default(),
-            comments: Comments::Drop,
-            focus: Focus::Balanced,
+            prefs: Prefs::default(),
         }
     }
 }
@@ -260,8 +257,7 @@ impl Hybrid {
         Hybrid {
             params: Params {
                 rules,
-                comments: prefs.comments,
-                focus: prefs.focus,
+                prefs,
                 ..Params::default()
             },
         }
@@ -337,7 +333,7 @@ pub fn classify(
         layout = classify_with(blocks, None, params, &regions, out);
         judged_trusted = false;
     }
-    if params.comments != Comments::Drop || params.focus != Focus::Balanced {
+    if params.prefs != Prefs::default() {
         prefs::apply(blocks, out, judged_trusted, params);
     }
     layout

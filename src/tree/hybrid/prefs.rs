@@ -108,7 +108,7 @@ pub struct Prefs {
 /// Applies the preferences in `params` to the reasons `out` of `blocks` the rules gave, at a node
 /// `trusted` or not. Does nothing with the defaults.
 pub fn apply(blocks: &[BlockFacts<'_>], out: &mut [Reason], trusted: bool, params: &Params) {
-    match params.focus {
+    match params.prefs.focus {
         Focus::Balanced => {}
         Focus::Recall => keep_beside_main(blocks, out),
         Focus::Precision => {
@@ -118,7 +118,7 @@ pub fn apply(blocks: &[BlockFacts<'_>], out: &mut [Reason], trusted: bool, param
             drop_trailing_headings(blocks, out);
         }
     }
-    if params.comments == Comments::Keep {
+    if params.prefs.comments == Comments::Keep {
         keep_comments(blocks, out, trusted, params);
     }
 }
@@ -227,8 +227,7 @@ mod tests {
     fn params(comments: Comments, focus: Focus) -> Params {
         Params {
             rules: Rules::default(),
-            comments,
-            focus,
+            prefs: Prefs { comments, focus },
             ..Params::default()
         }
     }
