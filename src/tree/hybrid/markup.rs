@@ -304,4 +304,22 @@ mod tests {
         ];
         assert_eq!(run(&thread, 1), vec![Unique; 4]);
     }
+
+    /// Real pages whose article sits in a wrapper named for what it holds beside it
+    /// (`with-sidebar`) or in an article filed under a tag whose slug holds a region's word
+    /// (`tag-social-media`): most of their must-contain phrases are found, where reading those
+    /// names as regions dropped the whole article (one phrase of five on each).
+    #[test]
+    fn names_about_other_elements_do_not_mark_the_article() {
+        use super::super::fixtures::{corpus_pages, phrases_found};
+        let urls = [
+            "https://www.gogreensolar.com/pages/diy-solar-installation-guide",
+            "https://influencermarketinghub.com/comparing-social-media-platforms/",
+        ];
+        for (url, (html, _, snippets)) in urls.iter().zip(corpus_pages("wcxb-dev", &urls)) {
+            let (found, _) = phrases_found(&html, &snippets, Rules::default());
+            let total = snippets.with.len();
+            assert!(2 * found > total, "{url}: {found} of {total} phrases");
+        }
+    }
 }
