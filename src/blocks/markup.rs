@@ -258,6 +258,8 @@ fn word_hint(attr: HintAttr, word: &[u8], hint: &mut Hint, marks: &mut u8, wraps
         let class_or_id = matches!(attr, HintAttr::Class | HintAttr::Id);
         *marks |= if class_or_id && comment_word(lower) {
             MARK_COMMENTS
+        } else if attr == HintAttr::Class && gallery_word(lower) {
+            MARK_OTHER | MARK_GALLERY
         } else {
             MARK_OTHER
         };
@@ -282,6 +284,9 @@ pub(crate) const MARK_COMMENTS: u8 = 1;
 pub(crate) const MARK_OTHER: u8 = 2;
 /// The shift of the `id`'s marks in [`TagToken::marks`].
 pub(crate) const ID_MARKS: u8 = 2;
+/// A word of a tag's `class` names a gallery of pictures ([`gallery_word`]); beside the class's
+/// [`MARK_OTHER`], above the `id`'s shifted marks.
+pub(crate) const MARK_GALLERY: u8 = 16;
 
 /// Words of `class` and `id` values that mark a page's comments on its text: the readers'
 /// responses, which trafilatura extracts apart as its `comments` (the reply form, `respond`,

@@ -694,6 +694,31 @@ fn blocks_in_comments_and_in_no_other_marked_region() {
     assert_eq!(got, want);
 }
 
+#[test]
+fn blocks_whose_innermost_marked_region_is_a_gallery() {
+    // A gallery's class names it; a region marked inside a gallery is that region, a gallery
+    // inside another region is the gallery; an id naming a gallery is an anchor.
+    let page = r#"<html><body><article><p>Story</p>
+<div class="el__gallery owl-carousel"><div class="slide"><p>Caption one</p></div>
+<div class="share-bar"><p>Share this picture</p></div></div>
+<div class="sidebar"><div class="slideshow"><p>More pictures</p></div></div>
+<div id="index-gallery"><p>Index entry</p></div></article>
+</body></html>"#;
+    let got: Vec<(String, bool)> = split(page)
+        .into_iter()
+        .map(|b| (b.text, b.gallery))
+        .collect();
+    let want = [
+        ("Story", false),
+        ("Caption one", true),
+        ("Share this picture", false),
+        ("More pictures", true),
+        ("Index entry", false),
+    ];
+    let want: Vec<(String, bool)> = want.iter().map(|(t, c)| (t.to_string(), *c)).collect();
+    assert_eq!(got, want);
+}
+
 /// Asserts the blocks of `page`, each with the element ordinal `of` reads from it.
 fn assert_ordinals(page: &str, of: impl Fn(&Block) -> Option<u32>, want: &[(&str, Option<u32>)]) {
     let got: Vec<(String, Option<u32>)> = split(page)
