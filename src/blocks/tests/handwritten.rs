@@ -641,7 +641,7 @@ fn the_innermost_element_marked_as_the_main_text() {
 fn the_innermost_element_marked_as_a_region_around_the_text() {
     // Ordinals: html 0, body 1, div 2 (a layout class naming the sidebar), article 3, p 4,
     // div 5 (comments), div 6 (one comment), p 7, div 8 (a sidebar), p 9, p 10.
-    let page = r#"<html><body class="has-sidebar"><div class="container has-sidebar">
+    let page = r#"<html><body class="penci_sidebar"><div class="container penci_sidebar">
 <article><p>Text</p><div id="comments"><div class="comment"><p>Nice post</p></div></div>
 </article><div class="sidebar"><p>Widget</p></div></div><p>Outside</p>
 </body></html>"#;

@@ -16,7 +16,7 @@ use crate::tree::{BlockFacts, Reason};
 pub const MIN_MARKED_MAIN: u64 = 200;
 
 /// A region marked as around the text that encloses the element marked as the main text (an
-/// `<article>` inside `<div class="container has-sidebar">` or `"theiaStickySidebar"`) is a
+/// `<article>` inside `<div class="container penci_sidebar">` or `"theiaStickySidebar"`) is a
 /// layout wrapper, not such a region: its blocks take their hint from the markup inside it, as
 /// the page's root elements' do. The main text is the marked element holding most of the marked
 /// text, at least [`MIN_MARKED_MAIN`] characters (one comment's `itemprop=text` among many is
@@ -256,7 +256,7 @@ mod tests {
 
     #[test]
     fn a_marked_region_enclosing_the_marked_main_text_is_a_layout_wrapper() {
-        // div 2 ("container has-sidebar") > article 7 > p 8, p 9, comments 13 > 14, 15; and a
+        // div 2 ("container penci_sidebar") > article 7 > p 8, p 9, comments 13 > 14, 15; and a
         // sidebar widget 20 > 21 inside the wrapper, beside the article.
         let (p8, p9) = ([0, 1, 2, 7, 8], [0, 1, 2, 7, 9]);
         let (c14, c15) = ([0, 1, 2, 7, 13, 14], [0, 1, 2, 7, 13, 15]);
