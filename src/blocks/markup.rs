@@ -179,6 +179,11 @@ fn name_hint(attr: HintAttr, name: &[u8], hint: &mut Hint, marks: &mut u8, wraps
         *slot = (start, i, humps);
         count += 1;
     }
+    if let Some(&(start, end, _)) = words[..count].first() {
+        if about_another(&name[start..end]) {
+            return;
+        }
+    }
     for &(start, end, humps) in &words[..count] {
         let word = &name[start..end];
         word_hint(attr, word, hint, marks, wraps_text);
@@ -194,6 +199,27 @@ fn name_hint(attr: HintAttr, name: &[u8], hint: &mut Hint, marks: &mut u8, wraps
             }
         }
     }
+}
+
+/// True when a name's first word makes the name say something about another element or about
+/// the page, not what this element is: a modifier of what it holds or lacks (`has-sidebar`,
+/// `with-sidebar`, `no-sidebar`: the BEM and utility-class spelling of a wrapper's layout),
+/// when it is shown (`hidden-print`, `visible-print`: display utilities), or a term the page
+/// is filed under (`tag-social-media`, `category-sponsored`: WordPress's classes of a post's
+/// tags and categories). Such a name gives no hint, whatever words follow.
+fn about_another(first: &[u8]) -> bool {
+    const LEADS: [&[u8]; 9] = [
+        b"has",
+        b"with",
+        b"without",
+        b"no",
+        b"hidden",
+        b"hide",
+        b"visible",
+        b"tag",
+        b"category",
+    ];
+    LEADS.iter().any(|l| first.eq_ignore_ascii_case(l))
 }
 
 /// Adds the hint of one word of an attribute value to `hint`, and to `marks` whether a
@@ -232,6 +258,8 @@ fn word_hint(attr: HintAttr, word: &[u8], hint: &mut Hint, marks: &mut u8, wraps
         let class_or_id = matches!(attr, HintAttr::Class | HintAttr::Id);
         *marks |= if class_or_id && comment_word(lower) {
             MARK_COMMENTS
+        } else if attr == HintAttr::Class && gallery_word(lower) {
+            MARK_OTHER | MARK_GALLERY
         } else {
             MARK_OTHER
         };
@@ -256,6 +284,9 @@ pub(crate) const MARK_COMMENTS: u8 = 1;
 pub(crate) const MARK_OTHER: u8 = 2;
 /// The shift of the `id`'s marks in [`TagToken::marks`].
 pub(crate) const ID_MARKS: u8 = 2;
+/// A word of a tag's `class` names a gallery of pictures ([`gallery_word`]); beside the class's
+/// [`MARK_OTHER`], above the `id`'s shifted marks.
+pub(crate) const MARK_GALLERY: u8 = 16;
 
 /// Words of `class` and `id` values that mark a page's comments on its text: the readers'
 /// responses, which trafilatura extracts apart as its `comments` (the reply form, `respond`,
@@ -926,6 +957,14 @@ mod tests {
         assert_eq!(
             hints("<div id=content-sidebar-wrap><div class='comment_content'>"),
             vec![None, None]
+        );
+        // A name that says what a wrapper holds or lacks, when it is shown or what the page is
+        // filed under says nothing of what the element is; the element's other names still do.
+        assert_eq!(
+            hints(
+                "<div class='page-width with-sidebar'><div class=has-sidebar><div id=no_comments><article class='post tag-social-media category-sponsored'><div class=hidden-print><div class='hide-river-ad sidebar'><div class=sidebar-with-ads>"
+            ),
+            vec![None, None, None, None, None, Boilerplate, Boilerplate]
         );
         // A gallery of pictures holds their captions: its class names it, an id does not (an
         // index anchor named after a function `gallery`).

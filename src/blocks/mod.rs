@@ -118,6 +118,10 @@ pub struct Block {
     /// `comments`, `commentlist`, `disqus`, `replies` in a `class` or `id`), and there is one:
     /// the block is in the page's comments and in no other marked region.
     pub comments: bool,
+    /// True when the innermost container around the block that the markup marks as a region
+    /// around the main text ([`Block::marker`]) is a gallery of pictures by a word of its `class`
+    /// (`gallery`, `slideshow`, `carousel`): the block is a picture's legend.
+    pub gallery: bool,
     /// True when one of the block's open containers (below `html` and `body`) is not rendered: a
     /// `hidden` attribute, a `style` of `display: none` or `visibility: hidden`, or a class name
     /// the common style sheets hide (an element the page shows only on a reader's action, or

@@ -35,6 +35,8 @@ struct Container {
     /// True when the element's markup marks it as around the main text by words naming
     /// comments alone.
     comments: bool,
+    /// True when the element's `class` names a gallery of pictures.
+    gallery: bool,
     /// True when the element's markup says it is not rendered.
     hidden: bool,
 }
@@ -154,6 +156,18 @@ impl OpenElements {
         self.boilerplate > 0 && self.comments == self.boilerplate
     }
 
+    /// True when the innermost open container that the markup marks as a region around the
+    /// main text ([`OpenElements::marker`]) is a gallery of pictures by its `class`.
+    #[inline]
+    pub(crate) fn in_gallery(&self) -> bool {
+        self.boilerplate > 0
+            && self
+                .containers
+                .iter()
+                .rfind(|c| c.hint == Hint::Boilerplate)
+                .is_some_and(|c| c.gallery)
+    }
+
     /// True when an open container's markup says it is not rendered (`hidden`, `display: none`).
     #[inline]
     pub(crate) fn hidden(&self) -> bool {
@@ -211,7 +225,8 @@ impl OpenElements {
     /// is the target id of an `<a>` that is a link (a named anchor without `href` is not); `hint`
     /// is what its markup says of its content and `hidden` whether it says the element is not
     /// rendered (both kept for containers only); `comments` whether that hint is
-    /// [`Hint::Boilerplate`] by words naming comments alone.
+    /// [`Hint::Boilerplate`] by words naming comments alone, `gallery` whether its `class`
+    /// names a gallery of pictures.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn push(
         &mut self,
@@ -220,7 +235,7 @@ impl OpenElements {
         name: &[u8],
         ordinal: u32,
         link: Option<LinkId>,
-        (hint, comments): (Hint, bool),
+        (hint, comments, gallery): (Hint, bool, bool),
         hidden: bool,
     ) {
         let link = link.filter(|_| tag == Tag::A);
@@ -259,6 +274,7 @@ impl OpenElements {
                 ordinal,
                 hint,
                 comments,
+                gallery,
                 hidden,
             });
             self.count_hint(hint, true);
@@ -406,7 +422,7 @@ mod tests {
             name.as_bytes(),
             ord,
             Some(0),
-            (Hint::None, false),
+            (Hint::None, false, false),
             false,
         );
     }

@@ -20,7 +20,7 @@ use super::limits::ParseLimits;
 use super::marks::{Capture, Marks};
 use super::markup::{
     attributes, code_language, comments_only, script_type, Hint, ScriptType, TagToken,
-    ROLE_LANGUAGE, ROLE_MATH_COPY, ROLE_MATH_SHOWN,
+    MARK_GALLERY, ROLE_LANGUAGE, ROLE_MATH_COPY, ROLE_MATH_SHOWN,
 };
 use super::math::MathReader;
 use super::open::OpenElements;
@@ -110,6 +110,7 @@ struct State {
     block_marker: Option<u32>,
     block_marked_main: Option<u32>,
     block_comments: bool,
+    block_gallery: bool,
     block_hidden: bool,
     block_nested_article: bool,
     block_pre: Option<u32>,
@@ -398,6 +399,7 @@ impl State {
         self.block_marker = None;
         self.block_marked_main = None;
         self.block_comments = false;
+        self.block_gallery = false;
         self.block_hidden = false;
         self.block_nested_article = false;
         self.block_pre = None;
@@ -495,6 +497,7 @@ impl State {
             self.block_marker = self.open.marker();
             self.block_marked_main = self.open.marked_main();
             self.block_comments = self.open.in_comments();
+            self.block_gallery = self.open.in_gallery();
             self.block_hidden = self.open.hidden();
             self.block_nested_article = self.open.in_nested_article();
             self.block_pre = pre;
@@ -597,6 +600,7 @@ impl State {
                 marker: self.block_marker,
                 marked_main: self.block_marked_main,
                 comments: self.block_comments,
+                gallery: self.block_gallery,
                 hidden: self.block_hidden,
                 nested_article: self.block_nested_article,
                 pre: self.block_pre,
@@ -751,14 +755,14 @@ impl State {
         }
     }
 
-    /// What an element's markup says of its content, and whether it marks the element as around
-    /// the main text by words naming comments alone. The page's root elements carry page-wide
-    /// classes ("has-sidebar"), not a region's. Inside the main text that the markup marks,
+    /// What an element's markup says of its content, whether it marks the element as around
+    /// the main text by words naming comments alone, and whether its class names a gallery. The page's root elements carry page-wide
+    /// classes ("penci_sidebar"), not a region's. Inside the main text that the markup marks,
     /// ids are mostly slugs of the text's headings ("buffer-related-functions") and an aside is
     /// the text's own note (HTML: tangential to the article it is in), so neither marks a region.
-    fn element_hint(&self, key: TagKey, tag: Tag, token: &TagToken<'_>) -> (Hint, bool) {
+    fn element_hint(&self, key: TagKey, tag: Tag, token: &TagToken<'_>) -> (Hint, bool, bool) {
         if tag == Tag::Root {
-            return (Hint::None, false);
+            return (Hint::None, false, false);
         }
         let in_main = self.open.hint() == Hint::Content;
         let tag_hint = if in_main && key == KEY_ASIDE {
@@ -780,7 +784,8 @@ impl State {
             && token.marks != 0
             && tag_hint != Hint::Boilerplate
             && comments_only(token.hint, id_hint, token.marks);
-        (hint, comments)
+        let gallery = token.hint == Hint::Boilerplate && token.marks & MARK_GALLERY != 0;
+        (hint, comments, gallery)
     }
 
     /// Closes the elements a start tag of `tag` implicitly ends (HTML tree construction, in short).

@@ -155,6 +155,9 @@ pub struct BlockFacts<'a> {
     /// True when the markup marks the block as in the page's comments and in no other region
     /// around the main text ([`Block::comments`]).
     pub comments: bool,
+    /// True when the block's innermost marked region is a gallery of pictures
+    /// ([`Block::gallery`]).
+    pub gallery: bool,
     /// True when one of the block's containers is not rendered (`hidden`, `display: none`).
     pub hidden: bool,
     /// True when the block is in an `<article>` nested in another.
@@ -186,6 +189,7 @@ impl<'a> BlockFacts<'a> {
             marker: block.marker,
             marked_main: block.marked_main,
             comments: block.comments,
+            gallery: block.gallery,
             hidden: block.hidden,
             nested_article: block.nested_article,
             h1: container == "h1",
@@ -298,6 +302,7 @@ mod tests {
             marker: None,
             marked_main: None,
             comments: false,
+            gallery: false,
             hidden: false,
             nested_article: false,
             h1: false,

@@ -641,7 +641,7 @@ fn the_innermost_element_marked_as_the_main_text() {
 fn the_innermost_element_marked_as_a_region_around_the_text() {
     // Ordinals: html 0, body 1, div 2 (a layout class naming the sidebar), article 3, p 4,
     // div 5 (comments), div 6 (one comment), p 7, div 8 (a sidebar), p 9, p 10.
-    let page = r#"<html><body class="has-sidebar"><div class="container has-sidebar">
+    let page = r#"<html><body class="penci_sidebar"><div class="container penci_sidebar">
 <article><p>Text</p><div id="comments"><div class="comment"><p>Nice post</p></div></div>
 </article><div class="sidebar"><p>Widget</p></div></div><p>Outside</p>
 </body></html>"#;
@@ -689,6 +689,31 @@ fn blocks_in_comments_and_in_no_other_marked_region() {
         ("Marked twice", false),
         ("Loading", true),
         ("Plain", false),
+    ];
+    let want: Vec<(String, bool)> = want.iter().map(|(t, c)| (t.to_string(), *c)).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn blocks_whose_innermost_marked_region_is_a_gallery() {
+    // A gallery's class names it; a region marked inside a gallery is that region, a gallery
+    // inside another region is the gallery; an id naming a gallery is an anchor.
+    let page = r#"<html><body><article><p>Story</p>
+<div class="el__gallery owl-carousel"><div class="slide"><p>Caption one</p></div>
+<div class="share-bar"><p>Share this picture</p></div></div>
+<div class="sidebar"><div class="slideshow"><p>More pictures</p></div></div>
+<div id="index-gallery"><p>Index entry</p></div></article>
+</body></html>"#;
+    let got: Vec<(String, bool)> = split(page)
+        .into_iter()
+        .map(|b| (b.text, b.gallery))
+        .collect();
+    let want = [
+        ("Story", false),
+        ("Caption one", true),
+        ("Share this picture", false),
+        ("More pictures", true),
+        ("Index entry", false),
     ];
     let want: Vec<(String, bool)> = want.iter().map(|(t, c)| (t.to_string(), *c)).collect();
     assert_eq!(got, want);

@@ -24,6 +24,7 @@ pub fn block(
         marker: None,
         marked_main: None,
         comments: false,
+        gallery: false,
         hidden: false,
         nested_article: false,
         h1: false,
