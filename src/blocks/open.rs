@@ -37,6 +37,8 @@ struct Container {
     comments: bool,
     /// True when the element's markup says it is not rendered.
     hidden: bool,
+    /// True when a word of the element's `class` or `id` names reviews.
+    reviews: bool,
 }
 
 /// Open elements, innermost last. Inline elements are tracked (so end tags match and link text is
@@ -63,6 +65,8 @@ pub(crate) struct OpenElements {
     comments: u32,
     /// Open containers that are not rendered.
     hidden: u32,
+    /// Open containers whose `class` or `id` names reviews.
+    reviews: u32,
 }
 
 impl OpenElements {
@@ -78,6 +82,7 @@ impl OpenElements {
         self.content = 0;
         self.comments = 0;
         self.hidden = 0;
+        self.reviews = 0;
         self.counts.clear();
         self.counts.resize(256, 0);
     }
@@ -167,6 +172,19 @@ impl OpenElements {
         self.innermost(Hint::Boilerplate, self.boilerplate)
     }
 
+    /// The ordinal of the innermost open container whose `class` or `id` names reviews, if any.
+    #[inline]
+    pub(crate) fn reviews(&self) -> Option<u32> {
+        if self.reviews == 0 {
+            return None;
+        }
+        self.containers
+            .iter()
+            .rev()
+            .find(|c| c.reviews)
+            .map(|c| c.ordinal)
+    }
+
     /// The ordinal of the innermost open container whose own markup marks it as the main text
     /// (`<article>`, `<main>`, `role=main`, `itemprop=articleBody`), if any.
     #[inline]
@@ -211,7 +229,8 @@ impl OpenElements {
     /// is the target id of an `<a>` that is a link (a named anchor without `href` is not); `hint`
     /// is what its markup says of its content and `hidden` whether it says the element is not
     /// rendered (both kept for containers only); `comments` whether that hint is
-    /// [`Hint::Boilerplate`] by words naming comments alone.
+    /// [`Hint::Boilerplate`] by words naming comments alone; `reviews` whether a word of its
+    /// `class` or `id` names reviews.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn push(
         &mut self,
@@ -220,7 +239,7 @@ impl OpenElements {
         name: &[u8],
         ordinal: u32,
         link: Option<LinkId>,
-        (hint, comments): (Hint, bool),
+        (hint, comments, reviews): (Hint, bool, bool),
         hidden: bool,
     ) {
         let link = link.filter(|_| tag == Tag::A);
@@ -260,9 +279,11 @@ impl OpenElements {
                 hint,
                 comments,
                 hidden,
+                reviews,
             });
             self.count_hint(hint, true);
             self.comments += u32::from(comments);
+            self.reviews += u32::from(reviews);
             self.hidden += u32::from(hidden);
             push_segment(&mut self.path, name);
         }
@@ -294,6 +315,7 @@ impl OpenElements {
                     self.count_hint(c.hint, false);
                     self.comments = self.comments.saturating_sub(u32::from(c.comments));
                     self.hidden = self.hidden.saturating_sub(u32::from(c.hidden));
+                    self.reviews = self.reviews.saturating_sub(u32::from(c.reviews));
                 }
             }
         }

@@ -19,8 +19,8 @@ use super::head::{HeadReader, PageMeta};
 use super::limits::ParseLimits;
 use super::marks::{Capture, Marks};
 use super::markup::{
-    attributes, code_language, comments_only, script_type, Hint, ScriptType, TagToken,
-    ROLE_LANGUAGE, ROLE_MATH_COPY, ROLE_MATH_SHOWN,
+    attributes, code_language, comments_only, names_reviews, script_type, Hint, ScriptType,
+    TagToken, ROLE_LANGUAGE, ROLE_MATH_COPY, ROLE_MATH_SHOWN,
 };
 use super::math::MathReader;
 use super::open::OpenElements;
@@ -111,6 +111,7 @@ struct State {
     block_marked_main: Option<u32>,
     block_comments: bool,
     block_hidden: bool,
+    block_reviews: Option<u32>,
     block_nested_article: bool,
     block_pre: Option<u32>,
     /// The language of the code of the `<pre>` with this ordinal (from its or its `<code>`'s
@@ -399,6 +400,7 @@ impl State {
         self.block_marked_main = None;
         self.block_comments = false;
         self.block_hidden = false;
+        self.block_reviews = None;
         self.block_nested_article = false;
         self.block_pre = None;
         self.pre_language = None;
@@ -496,6 +498,7 @@ impl State {
             self.block_marked_main = self.open.marked_main();
             self.block_comments = self.open.in_comments();
             self.block_hidden = self.open.hidden();
+            self.block_reviews = self.open.reviews();
             self.block_nested_article = self.open.in_nested_article();
             self.block_pre = pre;
             self.block_code_language = match (pre, &self.pre_language) {
@@ -598,6 +601,7 @@ impl State {
                 marked_main: self.block_marked_main,
                 comments: self.block_comments,
                 hidden: self.block_hidden,
+                reviews: self.block_reviews,
                 nested_article: self.block_nested_article,
                 pre: self.block_pre,
                 code_language: self.block_code_language.take(),
@@ -751,14 +755,15 @@ impl State {
         }
     }
 
-    /// What an element's markup says of its content, and whether it marks the element as around
-    /// the main text by words naming comments alone. The page's root elements carry page-wide
+    /// What an element's markup says of its content, whether it marks the element as around
+    /// the main text by words naming comments alone, and whether its `class` or `id` names
+    /// reviews. The page's root elements carry page-wide
     /// classes ("has-sidebar"), not a region's. Inside the main text that the markup marks,
     /// ids are mostly slugs of the text's headings ("buffer-related-functions") and an aside is
     /// the text's own note (HTML: tangential to the article it is in), so neither marks a region.
-    fn element_hint(&self, key: TagKey, tag: Tag, token: &TagToken<'_>) -> (Hint, bool) {
+    fn element_hint(&self, key: TagKey, tag: Tag, token: &TagToken<'_>) -> (Hint, bool, bool) {
         if tag == Tag::Root {
-            return (Hint::None, false);
+            return (Hint::None, false, false);
         }
         let in_main = self.open.hint() == Hint::Content;
         let tag_hint = if in_main && key == KEY_ASIDE {
@@ -780,7 +785,7 @@ impl State {
             && token.marks != 0
             && tag_hint != Hint::Boilerplate
             && comments_only(token.hint, id_hint, token.marks);
-        (hint, comments)
+        (hint, comments, names_reviews(token.marks))
     }
 
     /// Closes the elements a start tag of `tag` implicitly ends (HTML tree construction, in short).

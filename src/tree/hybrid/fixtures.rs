@@ -25,6 +25,7 @@ pub fn block(
         marked_main: None,
         comments: false,
         hidden: false,
+        reviews: None,
         nested_article: false,
         h1: false,
         heading: false,

@@ -66,6 +66,35 @@ pub fn unwrap_layout<'a>(blocks: &[BlockFacts<'a>]) -> Option<Vec<BlockFacts<'a>
     )
 }
 
+/// On a page that declares itself one product for sale (schema.org `Product`, `og:type`
+/// `product`), the regions whose `class` or `id` names reviews (`product-reviews`,
+/// `individual-review`, `customerReviews`) are its customers' reviews: what readers say of the
+/// product, as comments are what they say of an article, not the product's description. Their
+/// blocks are marked as around the main text, the innermost such region their marker, and
+/// [`drop_marked`] judges them with the page's other marked regions (a wrapper that holds most of
+/// the page stays). On other pages the words stand for nothing: a review is as often the page's
+/// own article (a critic's test of a camera, a guide to the best espresso machines). `None` when
+/// no block lies in such a region.
+pub fn mark_reviews<'a>(blocks: &[BlockFacts<'a>]) -> Option<Vec<BlockFacts<'a>>> {
+    if blocks.iter().all(|b| b.reviews.is_none()) {
+        return None;
+    }
+    Some(
+        blocks
+            .iter()
+            .map(|b| match b.reviews {
+                Some(region) => BlockFacts {
+                    hint: Hint::Boilerplate,
+                    marker: Some(b.marker.map_or(region, |m| m.max(region))),
+                    comments: false,
+                    ..*b
+                },
+                None => *b,
+            })
+            .collect(),
+    )
+}
+
 /// Drops the unique blocks in marked regions: trusted when the markup also marks the main text
 /// (comments often outweigh the article they follow), else unless they would take most of what
 /// the page still holds. When they would, a marked region that alone holds most of the page's
