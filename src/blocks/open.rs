@@ -428,7 +428,7 @@ mod tests {
             name.as_bytes(),
             ord,
             Some(0),
-            (Hint::None, false),
+            (Hint::None, false, false),
             false,
         );
     }

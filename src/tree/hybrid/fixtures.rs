@@ -110,6 +110,33 @@ pub fn judge_params(html: &str, params: &Params) -> (Vec<String>, Vec<Reason>) {
     (kept, reasons)
 }
 
+/// The kept texts of a real page judged on a domain's first page under `rules` as the engine
+/// judges it: through [`Classifier::classify_page`](crate::tree::Classifier::classify_page), with
+/// the types the page declares (a declared product).
+pub fn judge_page(html: &str, rules: Rules) -> Vec<String> {
+    use crate::tree::Classifier;
+    let mut tokenizer = crate::blocks::Tokenizer::new(crate::blocks::ParseLimits::default());
+    let blocks = tokenizer.blocks(html.as_bytes()).expect("blocks");
+    let meta = tokenizer.take_meta();
+    let page = crate::tree::Page {
+        product: crate::tree::kind::declares_product(&meta.types),
+        ..crate::tree::Page::new(&blocks, html.len(), tokenizer.stats())
+    };
+    let node = NodeFacts {
+        support: 1,
+        c_max: 1,
+        path_support: 1,
+    };
+    let mut reasons = Vec::new();
+    super::Hybrid::with_rules(rules).classify_page(&page, &first_page(&blocks), node, &mut reasons);
+    blocks
+        .iter()
+        .zip(&reasons)
+        .filter(|(_, r)| r.label() == Label::Content)
+        .map(|(b, _)| b.text.clone())
+        .collect()
+}
+
 /// The HTML, gold text and snippets of the pages of corpus set `set` at `urls`, in order, from
 /// one read of the set.
 pub fn corpus_pages(set: &str, urls: &[&str]) -> Vec<(String, String, crate::eval::Snippets)> {
