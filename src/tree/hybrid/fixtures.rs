@@ -114,6 +114,11 @@ pub fn judge_params(html: &str, params: &Params) -> (Vec<String>, Vec<Reason>) {
 /// judges it: through [`Classifier::classify_page`](crate::tree::Classifier::classify_page), with
 /// the types the page declares (a declared product).
 pub fn judge_page(html: &str, rules: Rules) -> Vec<String> {
+    judge_page_with(html, super::Hybrid::with_rules(rules))
+}
+
+/// [`judge_page`] by `hybrid` with its rules and preferences.
+pub fn judge_page_with(html: &str, hybrid: super::Hybrid) -> Vec<String> {
     use crate::tree::Classifier;
     let mut tokenizer = crate::blocks::Tokenizer::new(crate::blocks::ParseLimits::default());
     let blocks = tokenizer.blocks(html.as_bytes()).expect("blocks");
@@ -128,7 +133,7 @@ pub fn judge_page(html: &str, rules: Rules) -> Vec<String> {
         path_support: 1,
     };
     let mut reasons = Vec::new();
-    super::Hybrid::with_rules(rules).classify_page(&page, &first_page(&blocks), node, &mut reasons);
+    hybrid.classify_page(&page, &first_page(&blocks), node, &mut reasons);
     blocks
         .iter()
         .zip(&reasons)

@@ -70,7 +70,9 @@ pub fn unwrap_layout<'a>(blocks: &[BlockFacts<'a>]) -> Option<Vec<BlockFacts<'a>
 /// `product`), the regions whose `class` or `id` names reviews (`product-reviews`,
 /// `individual-review`, `customerReviews`) are its customers' reviews: what readers say of the
 /// product, as comments are what they say of an article, not the product's description. Their
-/// blocks are marked as around the main text, the innermost such region their marker, and
+/// blocks are marked as around the main text, the innermost such region their marker (and as
+/// comments where no other region marks them, which [`Comments::Keep`](super::Comments::Keep)
+/// takes back), and
 /// [`drop_marked`] judges them with the page's other marked regions (a wrapper that holds most of
 /// the page stays). On other pages the words stand for nothing: a review is as often the page's
 /// own article (a critic's test of a camera, a guide to the best espresso machines). `None` when
@@ -86,7 +88,9 @@ pub fn mark_reviews<'a>(blocks: &[BlockFacts<'a>]) -> Option<Vec<BlockFacts<'a>>
                 Some(region) => BlockFacts {
                     hint: Hint::Boilerplate,
                     marker: Some(b.marker.map_or(region, |m| m.max(region))),
-                    comments: false,
+                    // Comments when no other region marks them: `comments = "keep"` takes them
+                    // back after the text, as it does an article's comments.
+                    comments: b.comments || b.hint != Hint::Boilerplate,
                     ..*b
                 },
                 None => *b,
@@ -219,8 +223,10 @@ fn spans(blocks: &[BlockFacts<'_>], out: &[Reason]) -> Vec<(u32, std::ops::Range
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{block, corpus_pages, judge_page, run, run_with, ARTICLE};
-    use super::super::Rules;
+    use super::super::fixtures::{
+        block, corpus_pages, judge_page, judge_page_with, run, run_with, ARTICLE,
+    };
+    use super::super::{Comments, Hybrid, Prefs, Rules};
     use crate::blocks::Hint;
     use crate::eval::score_page;
     use crate::tree::{BlockFacts, Reason};
@@ -390,5 +396,19 @@ mod tests {
         assert_eq!(kept.iter().filter(|t| t.starts_with("Review")).count(), 3);
         let kept = judge_page(&page("Article"), Rules::default());
         assert_eq!(kept.iter().filter(|t| t.starts_with("Review")).count(), 3);
+        // They are the product's comments: kept after the description when comments are kept.
+        let keep = Hybrid::new(
+            Rules::default(),
+            Prefs {
+                comments: Comments::Keep,
+                ..Prefs::default()
+            },
+        );
+        let kept = judge_page_with(&page("Product"), keep);
+        assert_eq!(kept.iter().filter(|t| t.starts_with("Review")).count(), 3);
+        assert!(
+            kept.iter().any(|t| t.starts_with("Description")),
+            "{kept:?}"
+        );
     }
 }
