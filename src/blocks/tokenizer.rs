@@ -757,10 +757,10 @@ impl State {
 
     /// What an element's markup says of its content, whether it marks the element as around
     /// the main text by words naming comments alone, and whether its `class` or `id` names
-    /// reviews. The page's root elements carry page-wide
-    /// classes ("has-sidebar"), not a region's. Inside the main text that the markup marks,
-    /// ids are mostly slugs of the text's headings ("buffer-related-functions") and an aside is
-    /// the text's own note (HTML: tangential to the article it is in), so neither marks a region.
+    /// reviews. The page's root elements carry page-wide classes ("has-sidebar", "has-reviews"),
+    /// not a region's. Inside the main text that the markup marks, ids are mostly slugs of the
+    /// text's headings ("buffer-related-functions") and an aside is the text's own note (HTML:
+    /// tangential to the article it is in), so neither marks a region.
     fn element_hint(&self, key: TagKey, tag: Tag, token: &TagToken<'_>) -> (Hint, bool, bool) {
         if tag == Tag::Root {
             return (Hint::None, false, false);
