@@ -25,7 +25,8 @@ pub(crate) struct TagToken<'a> {
     pub id_hint: Hint,
     /// Which words gave `hint` and `id_hint` their [`Hint::Boilerplate`]: bits of
     /// [`MARK_COMMENTS`] and [`MARK_OTHER`] for `hint`, the same shifted by [`ID_MARKS`] for
-    /// `id_hint` ([`comments_only`] reads them).
+    /// `id_hint` ([`comments_only`] reads them); and [`MARK_REVIEWS`] (shifted the same for
+    /// `id`) when a word names reviews ([`names_reviews`]).
     pub marks: u8,
     /// True when the start tag says its element is not rendered: a `hidden` attribute (but
     /// `hidden=until-found`, collapsed text a reader can find), a `style` with `display: none`
@@ -237,6 +238,9 @@ fn word_hint(attr: HintAttr, word: &[u8], hint: &mut Hint, marks: &mut u8, wraps
     let h = match attr {
         HintAttr::Class | HintAttr::Id => {
             *wraps_text |= matches!(&*lower, b"article" | b"body" | b"content" | b"main");
+            if matches!(&*lower, b"review" | b"reviews") {
+                *marks |= MARK_REVIEWS;
+            }
             if attr == HintAttr::Class && gallery_word(lower) {
                 Hint::Boilerplate
             } else {
@@ -284,9 +288,19 @@ pub(crate) const MARK_COMMENTS: u8 = 1;
 pub(crate) const MARK_OTHER: u8 = 2;
 /// The shift of the `id`'s marks in [`TagToken::marks`].
 pub(crate) const ID_MARKS: u8 = 2;
-/// A word of a tag's `class` names a gallery of pictures ([`gallery_word`]); beside the class's
-/// [`MARK_OTHER`], above the `id`'s shifted marks.
-pub(crate) const MARK_GALLERY: u8 = 16;
+/// A word of a tag's `class` (or, shifted by [`ID_MARKS`], `id`) names reviews (`review`,
+/// `reviews`); it gives no hint of its own (a review is a critic's article as often as a
+/// customer's note on a product), the caller decides.
+pub(crate) const MARK_REVIEWS: u8 = 16;
+
+/// True when the words that gave `marks` name reviews, in a `class` or an `id`.
+#[inline]
+pub(crate) fn names_reviews(marks: u8) -> bool {
+    marks & (MARK_REVIEWS | MARK_REVIEWS << ID_MARKS) != 0
+}
+/// A word of a tag's `class` names a gallery of pictures ([`gallery_word`]), beside the class's
+/// [`MARK_OTHER`]; a bit of its own, between [`MARK_REVIEWS`] and the same shifted for the `id`.
+pub(crate) const MARK_GALLERY: u8 = 32;
 
 /// Words of `class` and `id` values that mark a page's comments on its text: the readers'
 /// responses, which trafilatura extracts apart as its `comments` (the reply form, `respond`,

@@ -127,6 +127,12 @@ pub struct Block {
     /// the common style sheets hide (an element the page shows only on a reader's action, or
     /// never: metadata for machines, a dialog, text for screen readers).
     pub hidden: bool,
+    /// Document-order ordinal of the innermost open container (below `html` and `body`) whose
+    /// `class` or `id` has a word naming reviews (`review`, `reviews`: `product-reviews`,
+    /// `individual-review`, `customerReviews`, but not a name that also says it holds the text,
+    /// `review-content`); `None` outside any. No [`Hint`] of its own: a review is a critic's
+    /// article as often as a customer's note on a product, which only the page can tell.
+    pub reviews: Option<u32>,
     /// True when the block is in an `<article>` nested in another (HTML's related content: a
     /// comment on the outer article, a related story).
     pub nested_article: bool,

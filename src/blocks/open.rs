@@ -39,6 +39,8 @@ struct Container {
     gallery: bool,
     /// True when the element's markup says it is not rendered.
     hidden: bool,
+    /// True when a word of the element's `class` or `id` names reviews.
+    reviews: bool,
 }
 
 /// Open elements, innermost last. Inline elements are tracked (so end tags match and link text is
@@ -65,6 +67,8 @@ pub(crate) struct OpenElements {
     comments: u32,
     /// Open containers that are not rendered.
     hidden: u32,
+    /// Open containers whose `class` or `id` names reviews.
+    reviews: u32,
 }
 
 impl OpenElements {
@@ -80,6 +84,7 @@ impl OpenElements {
         self.content = 0;
         self.comments = 0;
         self.hidden = 0;
+        self.reviews = 0;
         self.counts.clear();
         self.counts.resize(256, 0);
     }
@@ -181,6 +186,19 @@ impl OpenElements {
         self.innermost(Hint::Boilerplate, self.boilerplate)
     }
 
+    /// The ordinal of the innermost open container whose `class` or `id` names reviews, if any.
+    #[inline]
+    pub(crate) fn reviews(&self) -> Option<u32> {
+        if self.reviews == 0 {
+            return None;
+        }
+        self.containers
+            .iter()
+            .rev()
+            .find(|c| c.reviews)
+            .map(|c| c.ordinal)
+    }
+
     /// The ordinal of the innermost open container whose own markup marks it as the main text
     /// (`<article>`, `<main>`, `role=main`, `itemprop=articleBody`), if any.
     #[inline]
@@ -226,7 +244,8 @@ impl OpenElements {
     /// is what its markup says of its content and `hidden` whether it says the element is not
     /// rendered (both kept for containers only); `comments` whether that hint is
     /// [`Hint::Boilerplate`] by words naming comments alone, `gallery` whether its `class`
-    /// names a gallery of pictures.
+    /// names a gallery of pictures; `reviews` whether a word of its `class` or `id` names
+    /// reviews.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn push(
         &mut self,
@@ -235,7 +254,7 @@ impl OpenElements {
         name: &[u8],
         ordinal: u32,
         link: Option<LinkId>,
-        (hint, comments, gallery): (Hint, bool, bool),
+        (hint, comments, gallery, reviews): (Hint, bool, bool, bool),
         hidden: bool,
     ) {
         let link = link.filter(|_| tag == Tag::A);
@@ -276,9 +295,11 @@ impl OpenElements {
                 comments,
                 gallery,
                 hidden,
+                reviews,
             });
             self.count_hint(hint, true);
             self.comments += u32::from(comments);
+            self.reviews += u32::from(reviews);
             self.hidden += u32::from(hidden);
             push_segment(&mut self.path, name);
         }
@@ -310,6 +331,7 @@ impl OpenElements {
                     self.count_hint(c.hint, false);
                     self.comments = self.comments.saturating_sub(u32::from(c.comments));
                     self.hidden = self.hidden.saturating_sub(u32::from(c.hidden));
+                    self.reviews = self.reviews.saturating_sub(u32::from(c.reviews));
                 }
             }
         }
@@ -422,7 +444,7 @@ mod tests {
             name.as_bytes(),
             ord,
             Some(0),
-            (Hint::None, false, false),
+            (Hint::None, false, false, false),
             false,
         );
     }

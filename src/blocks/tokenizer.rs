@@ -19,8 +19,8 @@ use super::head::{HeadReader, PageMeta};
 use super::limits::ParseLimits;
 use super::marks::{Capture, Marks};
 use super::markup::{
-    attributes, code_language, comments_only, script_type, Hint, ScriptType, TagToken,
-    MARK_GALLERY, ROLE_LANGUAGE, ROLE_MATH_COPY, ROLE_MATH_SHOWN,
+    attributes, code_language, comments_only, names_reviews, script_type, Hint, ScriptType,
+    TagToken, MARK_GALLERY, ROLE_LANGUAGE, ROLE_MATH_COPY, ROLE_MATH_SHOWN,
 };
 use super::math::MathReader;
 use super::open::OpenElements;
@@ -112,6 +112,7 @@ struct State {
     block_comments: bool,
     block_gallery: bool,
     block_hidden: bool,
+    block_reviews: Option<u32>,
     block_nested_article: bool,
     block_pre: Option<u32>,
     /// The language of the code of the `<pre>` with this ordinal (from its or its `<code>`'s
@@ -401,6 +402,7 @@ impl State {
         self.block_comments = false;
         self.block_gallery = false;
         self.block_hidden = false;
+        self.block_reviews = None;
         self.block_nested_article = false;
         self.block_pre = None;
         self.pre_language = None;
@@ -499,6 +501,7 @@ impl State {
             self.block_comments = self.open.in_comments();
             self.block_gallery = self.open.in_gallery();
             self.block_hidden = self.open.hidden();
+            self.block_reviews = self.open.reviews();
             self.block_nested_article = self.open.in_nested_article();
             self.block_pre = pre;
             self.block_code_language = match (pre, &self.pre_language) {
@@ -602,6 +605,7 @@ impl State {
                 comments: self.block_comments,
                 gallery: self.block_gallery,
                 hidden: self.block_hidden,
+                reviews: self.block_reviews,
                 nested_article: self.block_nested_article,
                 pre: self.block_pre,
                 code_language: self.block_code_language.take(),
@@ -756,13 +760,20 @@ impl State {
     }
 
     /// What an element's markup says of its content, whether it marks the element as around
-    /// the main text by words naming comments alone, and whether its class names a gallery. The page's root elements carry page-wide
-    /// classes ("penci_sidebar"), not a region's. Inside the main text that the markup marks,
-    /// ids are mostly slugs of the text's headings ("buffer-related-functions") and an aside is
-    /// the text's own note (HTML: tangential to the article it is in), so neither marks a region.
-    fn element_hint(&self, key: TagKey, tag: Tag, token: &TagToken<'_>) -> (Hint, bool, bool) {
+    /// the main text by words naming comments alone, whether its class names a gallery, and
+    /// whether its `class` or `id` names reviews. The page's root elements carry page-wide
+    /// classes ("penci_sidebar", "has-reviews"), not a region's. Inside the main text that the
+    /// markup marks, ids are mostly slugs of the text's headings ("buffer-related-functions")
+    /// and an aside is the text's own note (HTML: tangential to the article it is in), so
+    /// neither marks a region.
+    fn element_hint(
+        &self,
+        key: TagKey,
+        tag: Tag,
+        token: &TagToken<'_>,
+    ) -> (Hint, bool, bool, bool) {
         if tag == Tag::Root {
-            return (Hint::None, false, false);
+            return (Hint::None, false, false, false);
         }
         let in_main = self.open.hint() == Hint::Content;
         let tag_hint = if in_main && key == KEY_ASIDE {
@@ -785,7 +796,7 @@ impl State {
             && tag_hint != Hint::Boilerplate
             && comments_only(token.hint, id_hint, token.marks);
         let gallery = token.hint == Hint::Boilerplate && token.marks & MARK_GALLERY != 0;
-        (hint, comments, gallery)
+        (hint, comments, gallery, names_reviews(token.marks))
     }
 
     /// Closes the elements a start tag of `tag` implicitly ends (HTML tree construction, in short).

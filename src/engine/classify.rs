@@ -60,12 +60,12 @@ fn contains_words(outer: &str, inner: &str) -> bool {
 }
 
 /// One reason per block, in block order, for a page of `html_bytes` bytes whose tokenizer facts
-/// are `stats`, with what its mutually linked pages say of it (`link-template`), and how the
-/// classifier found the main content laid out.
+/// are `stats`, with what its mutually linked pages say of it (`link-template`) and whether it
+/// declares itself a product, and how the classifier found the main content laid out.
 pub(super) fn classify(
     classifier: &dyn Classifier,
     blocks: &[Block],
-    (html_bytes, stats, linked): (usize, PageStats, Option<&Linked>),
+    (html_bytes, stats, linked, product): (usize, PageStats, Option<&Linked>, bool),
     evidence: &Evidence,
     title: Option<&str>,
 ) -> (Vec<Reason>, Layout) {
@@ -73,6 +73,7 @@ pub(super) fn classify(
     let layout = classifier.classify_page(
         &Page {
             linked,
+            product,
             ..Page::new(blocks, html_bytes, stats)
         },
         &facts(blocks, evidence, title),

@@ -17,7 +17,7 @@ use crate::record::DeadLetter;
 use crate::state::{StateError, Txn};
 use crate::tree::classic::link_template::Linked;
 use crate::tree::cluster::{self, Membership};
-use crate::tree::{Branch, Classifier, Fingerprint, NodeId, Retention, TemplateClusters};
+use crate::tree::{kind, Branch, Classifier, Fingerprint, NodeId, Retention, TemplateClusters};
 use crate::urlkey::{UrlKey, UrlKeyer};
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
@@ -361,7 +361,12 @@ impl PageContext<'_> {
         let (reasons, layout) = classify::classify(
             self.classifier,
             &blocks,
-            (page.html.len(), page_stats, linked.as_ref()),
+            (
+                page.html.len(),
+                page_stats,
+                linked.as_ref(),
+                kind::declares_product(&meta.types),
+            ),
             &evidence,
             title,
         );

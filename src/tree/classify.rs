@@ -80,6 +80,9 @@ pub struct Page<'a> {
     /// What the domain's mutually linked pages say of the page, for a classifier that
     /// [reads links](Classifier::reads_links); `None` otherwise.
     pub linked: Option<&'a classic::link_template::Linked>,
+    /// True when the page declares itself one product for sale (its main entity's schema.org
+    /// type or `og:type`, [`declares_product`](crate::tree::kind::declares_product)).
+    pub product: bool,
 }
 
 impl<'a> Page<'a> {
@@ -91,6 +94,7 @@ impl<'a> Page<'a> {
             html_bytes,
             stats,
             linked: None,
+            product: false,
         }
     }
 }
@@ -160,6 +164,9 @@ pub struct BlockFacts<'a> {
     pub gallery: bool,
     /// True when one of the block's containers is not rendered (`hidden`, `display: none`).
     pub hidden: bool,
+    /// The ordinal of the innermost element around the block whose `class` or `id` names
+    /// reviews ([`Block::reviews`]), if any.
+    pub reviews: Option<u32>,
     /// True when the block is in an `<article>` nested in another.
     pub nested_article: bool,
     /// True when the block's container is an `<h1>`.
@@ -191,6 +198,7 @@ impl<'a> BlockFacts<'a> {
             comments: block.comments,
             gallery: block.gallery,
             hidden: block.hidden,
+            reviews: block.reviews,
             nested_article: block.nested_article,
             h1: container == "h1",
             heading: matches!(container.as_bytes(), [b'h', b'1'..=b'6']),
@@ -304,6 +312,7 @@ mod tests {
             comments: false,
             gallery: false,
             hidden: false,
+            reviews: None,
             nested_article: false,
             h1: false,
             heading: false,

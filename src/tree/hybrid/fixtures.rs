@@ -26,6 +26,7 @@ pub fn block(
         comments: false,
         gallery: false,
         hidden: false,
+        reviews: None,
         nested_article: false,
         h1: false,
         heading: false,
@@ -108,6 +109,38 @@ pub fn judge_params(html: &str, params: &Params) -> (Vec<String>, Vec<Reason>) {
         .map(|(b, _)| b.text.clone())
         .collect();
     (kept, reasons)
+}
+
+/// The kept texts of a real page judged on a domain's first page under `rules` as the engine
+/// judges it: through [`Classifier::classify_page`](crate::tree::Classifier::classify_page), with
+/// the types the page declares (a declared product).
+pub fn judge_page(html: &str, rules: Rules) -> Vec<String> {
+    judge_page_with(html, super::Hybrid::with_rules(rules))
+}
+
+/// [`judge_page`] by `hybrid` with its rules and preferences.
+pub fn judge_page_with(html: &str, hybrid: super::Hybrid) -> Vec<String> {
+    use crate::tree::Classifier;
+    let mut tokenizer = crate::blocks::Tokenizer::new(crate::blocks::ParseLimits::default());
+    let blocks = tokenizer.blocks(html.as_bytes()).expect("blocks");
+    let meta = tokenizer.take_meta();
+    let page = crate::tree::Page {
+        product: crate::tree::kind::declares_product(&meta.types),
+        ..crate::tree::Page::new(&blocks, html.len(), tokenizer.stats())
+    };
+    let node = NodeFacts {
+        support: 1,
+        c_max: 1,
+        path_support: 1,
+    };
+    let mut reasons = Vec::new();
+    hybrid.classify_page(&page, &first_page(&blocks), node, &mut reasons);
+    blocks
+        .iter()
+        .zip(&reasons)
+        .filter(|(_, r)| r.label() == Label::Content)
+        .map(|(b, _)| b.text.clone())
+        .collect()
 }
 
 /// The HTML, gold text and snippets of the pages of corpus set `set` at `urls`, in order, from

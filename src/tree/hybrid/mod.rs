@@ -14,7 +14,8 @@
 //!   2008);
 //! - [`markup`]: regions the markup marks as navigation, sidebars or comments (readability's and
 //!   trafilatura's cues, ARIA landmark roles); such a "region" that encloses the main text is a
-//!   layout wrapper, and the regions marked inside it are judged there;
+//!   layout wrapper, and the regions marked inside it are judged there; on a page that declares
+//!   itself a product, the regions named as reviews are its customers' comments;
 //! - [`hidden`]: elements the page does not render (`hidden`, `display: none`, the style sheets'
 //!   hiding classes) hold no text a reader sees (readability's visibility test);
 //! - [`main_text`]: the DOM subtree holding the main text (Viveros-Jiménez et al. 2018), narrowed
@@ -112,6 +113,9 @@ pub struct Rules {
     /// (collapsed sections) whose shown text is kept, the hidden text is shown and the page
     /// judged again.
     pub panels: bool,
+    /// [`markup`]: on a page that declares itself a product, the regions its `class` or `id`
+    /// names reviews are its customers' reviews, marked as around the text like comments.
+    pub reviews: bool,
 }
 
 impl Default for Rules {
@@ -135,13 +139,14 @@ impl Default for Rules {
             marked_units: true,
             listings: true,
             panels: true,
+            reviews: true,
         }
     }
 }
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 18] = [
+    pub const NAMES: [&'static str; 19] = [
         "template",
         "links",
         "index_pages",
@@ -160,6 +165,7 @@ impl Rules {
         "marked_units",
         "listings",
         "panels",
+        "reviews",
     ];
 
     /// These rules with the one named `name` switched off; `None` for an unknown name.
@@ -183,6 +189,7 @@ impl Rules {
             "marked_units" => &mut self.marked_units,
             "listings" => &mut self.listings,
             "panels" => &mut self.panels,
+            "reviews" => &mut self.reviews,
             _ => return None,
         };
         *flag = false;
@@ -279,12 +286,22 @@ impl Classifier for Hybrid {
 
     fn classify_page(
         &self,
-        _page: &Page<'_>,
+        page: &Page<'_>,
         blocks: &[BlockFacts<'_>],
         node: NodeFacts,
         out: &mut Vec<Reason>,
     ) -> Layout {
-        classify(blocks, node, &self.params, out)
+        let reviews = if self.params.rules.reviews && page.product {
+            markup::mark_reviews(blocks)
+        } else {
+            None
+        };
+        classify(
+            reviews.as_deref().unwrap_or(blocks),
+            node,
+            &self.params,
+            out,
+        )
     }
 }
 

@@ -162,6 +162,13 @@ pub fn declared_kind(declared: &str) -> Option<Kind> {
     Some(kind)
 }
 
+/// True when the first of the page's declared types (in document order) that names a kind
+/// names a product ([`declared_kind`]): the page declares itself one product for sale, as
+/// [`infer`] reads it.
+pub fn declares_product(declared: &[String]) -> bool {
+    declared.iter().find_map(|t| declared_kind(t)) == Some(Kind::Product)
+}
+
 /// The page's kind from the layout its classifier found, the types it declares (in document
 /// order) and what its kept text holds. In order of trust: a declared product is one (its
 /// layout is a gallery, a buy box and specifications, no shape of its own); a listing or a
