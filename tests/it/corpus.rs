@@ -157,3 +157,48 @@ fn hybrid_keeps_its_f1_on_every_kind_of_page() {
         );
     }
 }
+
+/// The pages of wcxb-dev whose URL contains `domain`, written as a corpus of their own (in
+/// file order) under `dir`.
+fn domain_corpus(domain: &str, dir: &std::path::Path) -> usize {
+    use std::io::{BufRead, BufReader, Write};
+    let src = require_shared_dir().join("wcxb-dev").join("docs.jsonl.gz");
+    let file = std::fs::File::open(src).unwrap();
+    let reader = BufReader::new(flate2::read::GzDecoder::new(file));
+    let out = std::fs::File::create(dir.join("docs.jsonl.gz")).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(out, flate2::Compression::fast());
+    let mut pages = 0;
+    for line in reader.lines() {
+        let line = line.unwrap();
+        let record: serde_json::Value = serde_json::from_str(&line).unwrap();
+        if record["url"].as_str().is_some_and(|u| u.contains(domain)) {
+            writeln!(gz, "{line}").unwrap();
+            pages += 1;
+        }
+    }
+    gz.finish().unwrap();
+    pages
+}
+
+/// A shop's category pages read in turn, so that the tree trusts their node after the first
+/// few: their product cards (a name linked, a price, a rating, the specifications' labels the
+/// site repeats on every card) change from page to page and are the content, which
+/// `trusted_listings` keeps; without it the labels go as the site's template and the names as
+/// links.
+#[test]
+fn a_shops_categories_keep_their_products_once_the_node_is_trusted() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = domain_corpus("www.rei.com/c/", dir.path());
+    assert!(pages >= 8, "{pages} REI category pages");
+    let f1 = |trusted_listings: bool| {
+        let mut config = Config::default();
+        config.tree.rules.trusted_listings = trusted_listings;
+        let run = evaluate(dir.path(), &config, Heuristic::Hybrid).unwrap();
+        run.report.overall.f1_bow
+    };
+    let (with, without) = (f1(true), f1(false));
+    assert!(
+        with > without + 0.1,
+        "REI categories: {with:.3} with trusted_listings, {without:.3} without"
+    );
+}

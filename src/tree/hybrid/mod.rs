@@ -112,6 +112,12 @@ pub struct Rules {
     /// (collapsed sections) whose shown text is kept, the hidden text is shown and the page
     /// judged again.
     pub panels: bool,
+    /// [`units`]: a grid of cards, each one headline link, introduced by the page's own text
+    /// is a listing's records.
+    pub grids: bool,
+    /// [`units`]: at a trusted node, a listing's records that the page alone holds (their
+    /// headlines new to the node) are its content, the labels they repeat included.
+    pub trusted_listings: bool,
 }
 
 impl Default for Rules {
@@ -135,13 +141,15 @@ impl Default for Rules {
             marked_units: true,
             listings: true,
             panels: true,
+            grids: true,
+            trusted_listings: true,
         }
     }
 }
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 18] = [
+    pub const NAMES: [&'static str; 20] = [
         "template",
         "links",
         "index_pages",
@@ -160,6 +168,8 @@ impl Rules {
         "marked_units",
         "listings",
         "panels",
+        "grids",
+        "trusted_listings",
     ];
 
     /// These rules with the one named `name` switched off; `None` for an unknown name.
@@ -183,6 +193,8 @@ impl Rules {
             "marked_units" => &mut self.marked_units,
             "listings" => &mut self.listings,
             "panels" => &mut self.panels,
+            "grids" => &mut self.grids,
+            "trusted_listings" => &mut self.trusted_listings,
             _ => return None,
         };
         *flag = false;
@@ -314,7 +326,8 @@ pub fn classify(
         || params.rules.listings
         || params.rules.panels;
     let trusted = confidence(node.support, params.support_half) >= 0.5;
-    let mut regions = if units && !trusted {
+    let listings_here = params.rules.listings && params.rules.trusted_listings;
+    let mut regions = if units && (!trusted || listings_here) {
         kind::regions(blocks)
     } else {
         Vec::new()
@@ -427,8 +440,12 @@ fn classify_with(
     } else {
         None
     };
-    let listing = if params.rules.listings && !trusted {
-        units::keep_listing(blocks, out, regions)
+    let listing = if params.rules.listings && (!trusted || params.rules.trusted_listings) {
+        let how = units::Listings {
+            trusted,
+            grids: params.rules.grids,
+        };
+        units::keep_listing(blocks, out, regions, how)
     } else {
         None
     };
