@@ -25,7 +25,13 @@
 //!   ([`HEADLINE_CHARS`]), not marked or hidden by the markup, most without a text longer than
 //!   a teaser ([`TEASER_CHARS`]): a menu's items are a word or two each, a mega-menu's units
 //!   dozens of links, a list of bare links in a sidebar ("most popular posts") a headline each,
-//!   and a sidebar's column of such lists under their headings is widgets, not records.
+//!   and a sidebar's column of such lists under their headings is widgets, not records. A grid
+//!   whose every unit is one headline link (a card that is its title) reads as records only
+//!   where the page's own text introduces it (`grids`). At a node the tree trusts, only regions
+//!   whose records are new to the page ([`new_records`]: their headlines counted on this page
+//!   alone) are looked at, and their units are kept whole, the labels they repeat included
+//!   (`trusted_listings`): records that change from page to page are content, a region that
+//!   recurs on every page is template.
 //! - **Collapsed sections** ([`show_panels`]): a page shows the heading of each section of a
 //!   run and hides its text until a reader opens it: an accordion of a product's description,
 //!   specifications and shipping, a guide's steps, a page's questions and answers. When every
