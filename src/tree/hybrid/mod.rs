@@ -326,8 +326,7 @@ pub fn classify(
         || params.rules.listings
         || params.rules.panels;
     let trusted = confidence(node.support, params.support_half) >= 0.5;
-    let listings_here = params.rules.listings && params.rules.trusted_listings;
-    let mut regions = if units && (!trusted || listings_here) {
+    let mut regions = if units && !trusted {
         kind::regions(blocks)
     } else {
         Vec::new()
@@ -336,6 +335,21 @@ pub fn classify(
     if params.rules.panels && !trusted {
         if let Some(shown) = units::show_panels(blocks, out, &regions) {
             layout = classify_with(&shown, Some(node), params, &regions, out);
+        }
+    }
+    if trusted
+        && params.rules.listings
+        && params.rules.trusted_listings
+        && units::may_list_new_records(blocks, out)
+    {
+        // Regions are looked for at a trusted node only on a page that may be a listing.
+        regions = kind::regions(blocks);
+        let how = units::Listings {
+            trusted,
+            grids: params.rules.grids,
+        };
+        if let Some(listing) = units::keep_listing(blocks, out, &regions, how) {
+            layout = listing;
         }
     }
     let mut judged_trusted = trusted;
@@ -440,7 +454,7 @@ fn classify_with(
     } else {
         None
     };
-    let listing = if params.rules.listings && (!trusted || params.rules.trusted_listings) {
+    let listing = if params.rules.listings && !trusted {
         let how = units::Listings {
             trusted,
             grids: params.rules.grids,

@@ -424,6 +424,24 @@ pub struct Listings {
     pub grids: bool,
 }
 
+/// True when a page at a trusted node may be a listing of records new to it: at least
+/// [`MIN_LISTING_UNITS`] blocks the page alone holds were dropped as link-dense headlines, and
+/// they weigh at least a third ([`INTRO_SHARE`]) of what the page kept (a listing's records
+/// outweigh its kept text, and their headlines are a good part of them). A cheap test before
+/// the page's regions are looked for.
+pub fn may_list_new_records(blocks: &[BlockFacts<'_>], out: &[Reason]) -> bool {
+    let (mut headlines, mut chars, mut kept) = (0usize, 0u64, 0u64);
+    for (b, &r) in blocks.iter().zip(out) {
+        if r.label() == Label::Content {
+            kept += u64::from(b.chars);
+        } else if r == Reason::LinkDense && own_page(b) && u64::from(b.chars) >= HEADLINE_CHARS {
+            headlines += 1;
+            chars += u64::from(b.chars);
+        }
+    }
+    headlines >= MIN_LISTING_UNITS && INTRO_SHARE * chars >= kept
+}
+
 /// True when most units of `region` hold a headline the page alone holds: records that change
 /// from page to page.
 fn new_records(blocks: &[BlockFacts<'_>], region: &Region) -> bool {
