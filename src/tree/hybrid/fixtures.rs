@@ -35,7 +35,7 @@ pub fn block(
     }
 }
 
-/// The reasons of `blocks` at a node of `support` pages and `c_max` 1, every rule on.
+/// The reasons of `blocks` at a node of `support` pages and `c_max` 1, the default rules.
 pub fn run(blocks: &[BlockFacts<'_>], support: u64) -> Vec<Reason> {
     run_with(blocks, support, Rules::default())
 }

@@ -116,6 +116,13 @@ pub struct Rules {
     /// [`markup`]: on a page that declares itself a product, the regions its `class` or `id`
     /// names reviews are its customers' reviews, marked as around the text like comments.
     pub reviews: bool,
+    /// [`units`]: a grid of cards, each one headline link, introduced by the page's own text
+    /// is a listing's records.
+    pub grids: bool,
+    /// [`units`]: at a trusted node, a listing's records that the page alone holds (their
+    /// headlines new to the node) are its content, the labels they repeat included. Off by
+    /// default: it gains on shops' categories and loses on a news stream's rotating lists.
+    pub trusted_listings: bool,
 }
 
 impl Default for Rules {
@@ -140,13 +147,15 @@ impl Default for Rules {
             listings: true,
             panels: true,
             reviews: true,
+            grids: true,
+            trusted_listings: false,
         }
     }
 }
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 19] = [
+    pub const NAMES: [&'static str; 21] = [
         "template",
         "links",
         "index_pages",
@@ -166,6 +175,8 @@ impl Rules {
         "listings",
         "panels",
         "reviews",
+        "grids",
+        "trusted_listings",
     ];
 
     /// These rules with the one named `name` switched off; `None` for an unknown name.
@@ -190,6 +201,8 @@ impl Rules {
             "listings" => &mut self.listings,
             "panels" => &mut self.panels,
             "reviews" => &mut self.reviews,
+            "grids" => &mut self.grids,
+            "trusted_listings" => &mut self.trusted_listings,
             _ => return None,
         };
         *flag = false;
@@ -342,6 +355,21 @@ pub fn classify(
             layout = classify_with(&shown, Some(node), params, &regions, out);
         }
     }
+    if trusted
+        && params.rules.listings
+        && params.rules.trusted_listings
+        && units::may_list_new_records(blocks, out)
+    {
+        // Regions are looked for at a trusted node only on a page that may be a listing.
+        regions = kind::regions(blocks);
+        let how = units::Listings {
+            trusted,
+            grids: params.rules.grids,
+        };
+        if let Some(listing) = units::keep_listing(blocks, out, &regions, how) {
+            layout = listing;
+        }
+    }
     let mut judged_trusted = trusted;
     if params.rules.stubs && stubs::is_stub(blocks, node, params, out) {
         if units && trusted {
@@ -445,7 +473,11 @@ fn classify_with(
         None
     };
     let listing = if params.rules.listings && !trusted {
-        units::keep_listing(blocks, out, regions)
+        let how = units::Listings {
+            trusted,
+            grids: params.rules.grids,
+        };
+        units::keep_listing(blocks, out, regions, how)
     } else {
         None
     };

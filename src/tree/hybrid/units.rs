@@ -25,7 +25,13 @@
 //!   ([`HEADLINE_CHARS`]), not marked or hidden by the markup, most without a text longer than
 //!   a teaser ([`TEASER_CHARS`]): a menu's items are a word or two each, a mega-menu's units
 //!   dozens of links, a list of bare links in a sidebar ("most popular posts") a headline each,
-//!   and a sidebar's column of such lists under their headings is widgets, not records.
+//!   and a sidebar's column of such lists under their headings is widgets, not records. A grid
+//!   whose every unit is one headline link (a card that is its title) reads as records only
+//!   where the page's own text introduces it (`grids`). At a node the tree trusts, only regions
+//!   whose records are new to the page ([`new_records`]: their headlines counted on this page
+//!   alone) are looked at, and their units are kept whole, the labels they repeat included
+//!   (`trusted_listings`): records that change from page to page are content, a region that
+//!   recurs on every page is template.
 //! - **Collapsed sections** ([`show_panels`]): a page shows the heading of each section of a
 //!   run and hides its text until a reader opens it: an accordion of a product's description,
 //!   specifications and shipping, a guide's steps, a page's questions and answers. When every
@@ -352,7 +358,9 @@ pub fn keep_listing(
     blocks: &[BlockFacts<'_>],
     out: &mut [Reason],
     regions: &[Region],
+    how: Listings,
 ) -> Option<Layout> {
+    let trusted = how.trusted;
     let kept = chars_where(blocks, out, 0..blocks.len(), |r| {
         r.label() == Label::Content
     });
@@ -360,8 +368,13 @@ pub fn keep_listing(
     let lists = LinkLists::of(blocks, regions);
     let records: Vec<(&Region, u64)> = regions
         .iter()
-        .filter_map(|r| records(blocks, r).map(|c| (r, c)))
+        .filter_map(|r| records(blocks, r, how.grids).map(|c| (r, c)))
+        // A grid of bare headline links is a category's only where the page's own text
+        // introduces it: beside a short post it is a sidebar's or a footer's list of stories.
+        .filter(|(_, c)| prose || !c.bare)
         .filter(|(r, _)| !lists.holds(blocks, r))
+        .filter(|(r, _)| !trusted || new_records(blocks, r))
+        .map(|(r, c)| (r, c.chars))
         .collect();
     let &(region, chars) = records.iter().max_by_key(|&&(_, c)| c)?;
     if chars < kept {
@@ -377,13 +390,71 @@ pub fn keep_listing(
     // A listing's page holds its records in every region of records, not the largest alone:
     // a front page's sections, a category's featured and regular products.
     for (region, _) in &records {
-        release(blocks, out, region, |r| {
-            matches!(r, Reason::LinkDense | Reason::OutsideMainSubtree)
-        });
+        if trusted {
+            for i in region.blocks() {
+                if matches!(
+                    out[i],
+                    Reason::LinkDense
+                        | Reason::OutsideMainSubtree
+                        | Reason::Template
+                        | Reason::Repeated
+                ) {
+                    out[i] = Reason::Unit;
+                }
+            }
+        } else {
+            release(blocks, out, region, |r| {
+                matches!(r, Reason::LinkDense | Reason::OutsideMainSubtree)
+            });
+        }
     }
     Some(Layout::Listing {
         units: region.units.len() as u32,
     })
+}
+
+/// How [`keep_listing`] looks for records: at a node the tree trusts (only records the page
+/// alone holds, see [`new_records`]), and whether grids of bare headline links count.
+#[derive(Clone, Copy, Debug)]
+pub struct Listings {
+    /// The tree trusts the page's node.
+    pub trusted: bool,
+    /// A region whose every unit is one headline link reads as records when the page's text
+    /// introduces it.
+    pub grids: bool,
+}
+
+/// True when a page at a trusted node may be a listing of records new to it: at least
+/// [`MIN_LISTING_UNITS`] blocks the page alone holds were dropped as link-dense headlines, and
+/// they weigh at least a third ([`INTRO_SHARE`]) of what the page kept (a listing's records
+/// outweigh its kept text, and their headlines are a good part of them). A cheap test before
+/// the page's regions are looked for.
+pub fn may_list_new_records(blocks: &[BlockFacts<'_>], out: &[Reason]) -> bool {
+    let (mut headlines, mut chars, mut kept) = (0usize, 0u64, 0u64);
+    for (b, &r) in blocks.iter().zip(out) {
+        if r.label() == Label::Content {
+            kept += u64::from(b.chars);
+        } else if r == Reason::LinkDense && own_page(b) && u64::from(b.chars) >= HEADLINE_CHARS {
+            headlines += 1;
+            chars += u64::from(b.chars);
+        }
+    }
+    headlines >= MIN_LISTING_UNITS && INTRO_SHARE * chars >= kept
+}
+
+/// True when most units of `region` hold a headline the page alone holds: records that change
+/// from page to page.
+fn new_records(blocks: &[BlockFacts<'_>], region: &Region) -> bool {
+    let new = region
+        .units
+        .iter()
+        .filter(|u| {
+            blocks[u.blocks.clone()].iter().any(|b| {
+                own_page(b) && 2 * b.link_chars > b.chars && u64::from(b.chars) >= HEADLINE_CHARS
+            })
+        })
+        .count();
+    2 * new > region.units.len()
 }
 
 /// How many times the text it keeps a page's records hold at least when that text is their
@@ -480,7 +551,7 @@ impl LinkLists {
 
 /// The characters of `region` when its units read as records (see [`keep_listing`]): most
 /// units hold no text of their own longer than a teaser ([`TEASER_CHARS`]).
-fn records(blocks: &[BlockFacts<'_>], region: &Region) -> Option<u64> {
+fn records(blocks: &[BlockFacts<'_>], region: &Region, grids: bool) -> Option<Records> {
     let units = region.units.len();
     if units < MIN_LISTING_UNITS {
         return None;
@@ -513,13 +584,24 @@ fn records(blocks: &[BlockFacts<'_>], region: &Region) -> Option<u64> {
         })
         .count();
     let headlines = link_blocks == 0 || link_block_chars >= HEADLINE_CHARS * link_blocks;
+    // More than a headline each, or a grid of cards each one headline link (see [`Grids`]).
+    let bare = count == units && link_blocks as usize == units;
+    let more = count > units || (grids && bare);
     let ok = 2 * marked <= chars
         && 2 * hidden <= chars
         && headlines
-        && count > units
+        && more
         && count <= MAX_UNIT_BLOCKS * units
         && 2 * texts <= units;
-    ok.then_some(chars)
+    ok.then_some(Records { chars, bare })
+}
+
+/// A region that reads as records: its characters, and whether every unit is one headline
+/// link and nothing more (a grid of cards).
+#[derive(Clone, Copy, Debug)]
+struct Records {
+    chars: u64,
+    bare: bool,
 }
 
 #[cfg(test)]
@@ -565,6 +647,11 @@ mod tests {
             (
                 "https://www.whiteflowerfarm.com/indoor-pottery?srsltid=AfmBOoqVlD3hpoSJAw0_LMpQLRmuht64YCzYMgtvZT6jVaeZDDY0ePXp",
                 "listings",
+            ),
+            // A grid of cards, each one headline link, under the page's introduction.
+            (
+                "https://www.seriouseats.com/tomato-sauce-recipes-5117879",
+                "grids",
             ),
         ];
         let urls: Vec<&str> = cases.iter().map(|(url, _)| *url).collect();
