@@ -674,24 +674,22 @@ fn blocks_in_comments_and_in_no_other_marked_region() {
 <div id="disqus_thread"><p>Loading</p></div>
 <div class="comment_content_wrap"><p>Plain</p></div>
 </body></html>"#;
-    let got: Vec<(String, bool)> = split(page)
-        .into_iter()
-        .map(|b| (b.text, b.comments))
-        .collect();
-    let want = [
-        ("Text", false),
-        ("Two thoughts", true),
-        ("Nice post", true),
-        ("March 3", false),
-        ("Thanks", true),
-        ("Leave a reply", false),
-        ("Ann on Text", false),
-        ("Marked twice", false),
-        ("Loading", true),
-        ("Plain", false),
-    ];
-    let want: Vec<(String, bool)> = want.iter().map(|(t, c)| (t.to_string(), *c)).collect();
-    assert_eq!(got, want);
+    assert_flags(
+        page,
+        |b| b.comments,
+        &[
+            ("Text", false),
+            ("Two thoughts", true),
+            ("Nice post", true),
+            ("March 3", false),
+            ("Thanks", true),
+            ("Leave a reply", false),
+            ("Ann on Text", false),
+            ("Marked twice", false),
+            ("Loading", true),
+            ("Plain", false),
+        ],
+    );
 }
 
 #[test]
@@ -704,18 +702,26 @@ fn blocks_whose_innermost_marked_region_is_a_gallery() {
 <div class="sidebar"><div class="slideshow"><p>More pictures</p></div></div>
 <div id="index-gallery"><p>Index entry</p></div></article>
 </body></html>"#;
+    assert_flags(
+        page,
+        |b| b.gallery,
+        &[
+            ("Story", false),
+            ("Caption one", true),
+            ("Share this picture", false),
+            ("More pictures", true),
+            ("Index entry", false),
+        ],
+    );
+}
+
+/// Asserts the blocks of `page`, each with the flag `of` reads from it.
+fn assert_flags(page: &str, of: impl Fn(&Block) -> bool, want: &[(&str, bool)]) {
     let got: Vec<(String, bool)> = split(page)
-        .into_iter()
-        .map(|b| (b.text, b.gallery))
+        .iter()
+        .map(|b| (b.text.clone(), of(b)))
         .collect();
-    let want = [
-        ("Story", false),
-        ("Caption one", true),
-        ("Share this picture", false),
-        ("More pictures", true),
-        ("Index entry", false),
-    ];
-    let want: Vec<(String, bool)> = want.iter().map(|(t, c)| (t.to_string(), *c)).collect();
+    let want: Vec<(String, bool)> = want.iter().map(|(t, f)| (t.to_string(), *f)).collect();
     assert_eq!(got, want);
 }
 
