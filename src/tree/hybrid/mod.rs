@@ -577,10 +577,19 @@ mod tests {
 
     #[test]
     fn every_rule_has_a_name_and_unknown_names_are_none() {
+        let all = Rules {
+            trusted_listings: true,
+            ..Rules::default()
+        };
         for name in Rules::NAMES {
-            let off = Rules::default().without(name).unwrap();
-            assert_ne!(off, Rules::default(), "{name}");
+            let off = all.without(name).unwrap();
+            assert_ne!(off, all, "{name}");
         }
+        // The one rule off by default: switching it off changes nothing.
+        assert_eq!(
+            Rules::default().without("trusted_listings"),
+            Some(Rules::default())
+        );
         assert_eq!(Rules::default().without("repetition"), None);
     }
 
