@@ -161,6 +161,16 @@ pub fn corpus_pages(set: &str, urls: &[&str]) -> Vec<(String, String, crate::eva
         .collect()
 }
 
+/// Asserts that the text kept from each page of corpus set `set` at `urls`, judged on its
+/// domain's first page under the default rules, holds more than half its must-contain phrases.
+pub fn assert_most_phrases_found(set: &str, urls: &[&str]) {
+    for (url, (html, _, snippets)) in urls.iter().zip(corpus_pages(set, urls)) {
+        let (found, _) = phrases_found(&html, &snippets, Rules::default());
+        let total = snippets.with.len();
+        assert!(2 * found > total, "{url}: {found} of {total} phrases");
+    }
+}
+
 /// How many of a page's must-contain phrases the text kept under `rules` holds, and of its
 /// must-not-contain phrases.
 pub fn phrases_found(html: &str, snippets: &crate::eval::Snippets, rules: Rules) -> (usize, usize) {
