@@ -24,23 +24,30 @@ struct Entry {
     code: bool,
 }
 
+/// What an element's markup says of it as a region: its [`Hint`], and which kind of region
+/// around the main text its names say it is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct RegionMarks {
+    /// What the element's markup says of its content.
+    pub(crate) hint: Hint,
+    /// The hint is [`Hint::Boilerplate`] by words naming comments alone.
+    pub(crate) comments: bool,
+    /// The element's `class` names a gallery of pictures.
+    pub(crate) gallery: bool,
+    /// A word of the element's `class` or `id` names reviews (no hint of its own).
+    pub(crate) reviews: bool,
+}
+
 #[derive(Clone, Copy)]
 struct Container {
     /// Byte offset of this element's segment in `OpenElements::path`.
     seg_start: u32,
     /// Document-order ordinal of the element.
     ordinal: u32,
-    /// What the element's markup says of its content.
-    hint: Hint,
-    /// True when the element's markup marks it as around the main text by words naming
-    /// comments alone.
-    comments: bool,
-    /// True when the element's `class` names a gallery of pictures.
-    gallery: bool,
+    /// What the element's markup says of it as a region.
+    marks: RegionMarks,
     /// True when the element's markup says it is not rendered.
     hidden: bool,
-    /// True when a word of the element's `class` or `id` names reviews.
-    reviews: bool,
 }
 
 /// Open elements, innermost last. Inline elements are tracked (so end tags match and link text is
@@ -161,18 +168,6 @@ impl OpenElements {
         self.boilerplate > 0 && self.comments == self.boilerplate
     }
 
-    /// True when the innermost open container that the markup marks as a region around the
-    /// main text ([`OpenElements::marker`]) is a gallery of pictures by its `class`.
-    #[inline]
-    pub(crate) fn in_gallery(&self) -> bool {
-        self.boilerplate > 0
-            && self
-                .containers
-                .iter()
-                .rfind(|c| c.hint == Hint::Boilerplate)
-                .is_some_and(|c| c.gallery)
-    }
-
     /// True when an open container's markup says it is not rendered (`hidden`, `display: none`).
     #[inline]
     pub(crate) fn hidden(&self) -> bool {
@@ -180,10 +175,14 @@ impl OpenElements {
     }
 
     /// The ordinal of the innermost open container whose own markup marks it as a region around
-    /// the main text ([`Hint::Boilerplate`]), if any.
+    /// the main text ([`Hint::Boilerplate`]), if any, and whether its `class` names a gallery of
+    /// pictures.
     #[inline]
-    pub(crate) fn marker(&self) -> Option<u32> {
-        self.innermost(Hint::Boilerplate, self.boilerplate)
+    pub(crate) fn marker(&self) -> (Option<u32>, bool) {
+        match self.innermost(Hint::Boilerplate, self.boilerplate) {
+            Some(c) => (Some(c.ordinal), c.marks.gallery),
+            None => (None, false),
+        }
     }
 
     /// The ordinal of the innermost open container whose `class` or `id` names reviews, if any.
@@ -195,7 +194,7 @@ impl OpenElements {
         self.containers
             .iter()
             .rev()
-            .find(|c| c.reviews)
+            .find(|c| c.marks.reviews)
             .map(|c| c.ordinal)
     }
 
@@ -204,18 +203,16 @@ impl OpenElements {
     #[inline]
     pub(crate) fn marked_main(&self) -> Option<u32> {
         self.innermost(Hint::Content, self.content)
+            .map(|c| c.ordinal)
     }
 
-    /// The ordinal of the innermost open container hinted `hint`, of which `open` are open.
+    /// The innermost open container hinted `hint`, of which `open` are open.
     #[inline]
-    fn innermost(&self, hint: Hint, open: u32) -> Option<u32> {
+    fn innermost(&self, hint: Hint, open: u32) -> Option<&Container> {
         if open == 0 {
             return None;
         }
-        self.containers
-            .iter()
-            .rfind(|c| c.hint == hint)
-            .map(|c| c.ordinal)
+        self.containers.iter().rfind(|c| c.marks.hint == hint)
     }
 
     /// True when the text at this point is in an `<article>` inside another: HTML's related
@@ -240,12 +237,9 @@ impl OpenElements {
     }
 
     /// Pushes an element. `name` is its tag name as written (lower-cased into the path); `link`
-    /// is the target id of an `<a>` that is a link (a named anchor without `href` is not); `hint`
-    /// is what its markup says of its content and `hidden` whether it says the element is not
-    /// rendered (both kept for containers only); `comments` whether that hint is
-    /// [`Hint::Boilerplate`] by words naming comments alone, `gallery` whether its `class`
-    /// names a gallery of pictures; `reviews` whether a word of its `class` or `id` names
-    /// reviews.
+    /// is the target id of an `<a>` that is a link (a named anchor without `href` is not); `marks`
+    /// is what its markup says of it as a region and `hidden` whether it says the element is not
+    /// rendered (both kept for containers only).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn push(
         &mut self,
@@ -254,7 +248,7 @@ impl OpenElements {
         name: &[u8],
         ordinal: u32,
         link: Option<LinkId>,
-        (hint, comments, gallery, reviews): (Hint, bool, bool, bool),
+        marks: RegionMarks,
         hidden: bool,
     ) {
         let link = link.filter(|_| tag == Tag::A);
@@ -291,15 +285,12 @@ impl OpenElements {
             self.containers.push(Container {
                 seg_start,
                 ordinal,
-                hint,
-                comments,
-                gallery,
+                marks,
                 hidden,
-                reviews,
             });
-            self.count_hint(hint, true);
-            self.comments += u32::from(comments);
-            self.reviews += u32::from(reviews);
+            self.count_hint(marks.hint, true);
+            self.comments += u32::from(marks.comments);
+            self.reviews += u32::from(marks.reviews);
             self.hidden += u32::from(hidden);
             push_segment(&mut self.path, name);
         }
@@ -328,10 +319,10 @@ impl OpenElements {
             if !e.tag.is_inline() {
                 if let Some(c) = self.containers.pop() {
                     self.path.truncate(c.seg_start as usize);
-                    self.count_hint(c.hint, false);
-                    self.comments = self.comments.saturating_sub(u32::from(c.comments));
+                    self.count_hint(c.marks.hint, false);
+                    self.comments = self.comments.saturating_sub(u32::from(c.marks.comments));
                     self.hidden = self.hidden.saturating_sub(u32::from(c.hidden));
-                    self.reviews = self.reviews.saturating_sub(u32::from(c.reviews));
+                    self.reviews = self.reviews.saturating_sub(u32::from(c.marks.reviews));
                 }
             }
         }
@@ -444,7 +435,7 @@ mod tests {
             name.as_bytes(),
             ord,
             Some(0),
-            (Hint::None, false, false, false),
+            RegionMarks::default(),
             false,
         );
     }

@@ -23,7 +23,7 @@ use super::markup::{
     TagToken, MARK_GALLERY, ROLE_LANGUAGE, ROLE_MATH_COPY, ROLE_MATH_SHOWN,
 };
 use super::math::MathReader;
-use super::open::OpenElements;
+use super::open::{OpenElements, RegionMarks};
 use super::scan::{scan, Sink, TextKind};
 use super::skeleton::{PageLinks, Recorder};
 use super::tags::{
@@ -496,10 +496,9 @@ impl State {
                 .open
                 .ancestors(limits.max_ancestors.min(limits.max_depth));
             self.block_hint = self.open.hint();
-            self.block_marker = self.open.marker();
+            (self.block_marker, self.block_gallery) = self.open.marker();
             self.block_marked_main = self.open.marked_main();
             self.block_comments = self.open.in_comments();
-            self.block_gallery = self.open.in_gallery();
             self.block_hidden = self.open.hidden();
             self.block_reviews = self.open.reviews();
             self.block_nested_article = self.open.in_nested_article();
@@ -741,12 +740,12 @@ impl State {
                     self.noscript = true;
                 }
                 if self.open.len() < limits.max_open_elements {
-                    let hint = self.element_hint(key, tag, &token);
+                    let marks = self.region_marks(key, tag, &token);
                     // MediaWiki hides its MathML where it shows the formula's picture.
                     let hidden =
                         token.hidden && tag != Tag::Root && token.roles & ROLE_MATH_SHOWN == 0;
                     let link = (tag == Tag::A && href).then(|| self.marks.link_target(token.attrs));
-                    self.open.push(key, tag, name, ordinal, link, hint, hidden);
+                    self.open.push(key, tag, name, ordinal, link, marks, hidden);
                     if is_preformatted(key) || is_code(key) {
                         self.note_code_language(token.attrs, token.roles);
                     } else if token.roles & ROLE_LANGUAGE != 0 && !tag.is_inline() {
@@ -759,21 +758,16 @@ impl State {
         }
     }
 
-    /// What an element's markup says of its content, whether it marks the element as around
-    /// the main text by words naming comments alone, whether its class names a gallery, and
-    /// whether its `class` or `id` names reviews. The page's root elements carry page-wide
+    /// What an element's markup says of it as a region ([`RegionMarks`]): of its content,
+    /// whether it marks the element as around the main text by words naming comments alone,
+    /// whether its class names a gallery, whether its `class` or `id` names reviews. The page's root elements carry page-wide
     /// classes ("penci_sidebar", "has-reviews"), not a region's. Inside the main text that the
     /// markup marks, ids are mostly slugs of the text's headings ("buffer-related-functions")
     /// and an aside is the text's own note (HTML: tangential to the article it is in), so
     /// neither marks a region.
-    fn element_hint(
-        &self,
-        key: TagKey,
-        tag: Tag,
-        token: &TagToken<'_>,
-    ) -> (Hint, bool, bool, bool) {
+    fn region_marks(&self, key: TagKey, tag: Tag, token: &TagToken<'_>) -> RegionMarks {
         if tag == Tag::Root {
-            return (Hint::None, false, false, false);
+            return RegionMarks::default();
         }
         let in_main = self.open.hint() == Hint::Content;
         let tag_hint = if in_main && key == KEY_ASIDE {
@@ -795,8 +789,12 @@ impl State {
             && token.marks != 0
             && tag_hint != Hint::Boilerplate
             && comments_only(token.hint, id_hint, token.marks);
-        let gallery = token.hint == Hint::Boilerplate && token.marks & MARK_GALLERY != 0;
-        (hint, comments, gallery, names_reviews(token.marks))
+        RegionMarks {
+            hint,
+            comments,
+            gallery: token.hint == Hint::Boilerplate && token.marks & MARK_GALLERY != 0,
+            reviews: names_reviews(token.marks),
+        }
     }
 
     /// Closes the elements a start tag of `tag` implicitly ends (HTML tree construction, in short).
