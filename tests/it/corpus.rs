@@ -121,12 +121,13 @@ fn hybrid_keeps_its_f1_on_more_sets() {
 
 /// Word-LCS F1 of `hybrid` on wcxb-dev, a cold-start set of seven page types (1,129 domains for
 /// 1,358 pages), overall and per type (docs/page-kinds.md): the repeated units of threads,
-/// listings, collections and landing pages are judged as units, tab panels and collapsed sections
-/// are shown text, a declared product's customer reviews are dropped.
-const MEASURED_WCXB: f64 = 0.821;
+/// listings, collections and landing pages are judged as units, tab panels and collapsed
+/// sections are shown text, a declared product's customer reviews are dropped, the listings of
+/// a node the tree trusts keep their records.
+const MEASURED_WCXB: f64 = 0.822;
 const MEASURED_WCXB_TYPES: [(&str, f64); 7] = [
     ("article", 0.929),
-    ("collection", 0.562),
+    ("collection", 0.575),
     ("documentation", 0.932),
     ("forum", 0.743),
     ("listing", 0.607),

@@ -119,9 +119,9 @@ pub struct Rules {
     /// [`units`]: a grid of cards, each one headline link, introduced by the page's own text
     /// is a listing's records.
     pub grids: bool,
-    /// [`units`]: at a trusted node, a listing's records that the page alone holds (their
-    /// headlines new to the node) are its content, the labels they repeat included. Off by
-    /// default: it gains on shops' categories and loses on a news stream's rotating lists.
+    /// [`units`]: at a trusted node, on a page that keeps no paragraph of its own, a listing's
+    /// records that the page alone holds (their headlines new to the node) are its content, the
+    /// labels they repeat included.
     pub trusted_listings: bool,
 }
 
@@ -148,7 +148,7 @@ impl Default for Rules {
             panels: true,
             reviews: true,
             grids: true,
-            trusted_listings: false,
+            trusted_listings: true,
         }
     }
 }
@@ -577,19 +577,12 @@ mod tests {
 
     #[test]
     fn every_rule_has_a_name_and_unknown_names_are_none() {
-        let all = Rules {
-            trusted_listings: true,
-            ..Rules::default()
-        };
+        // Every rule is on by default: switching any off changes the rules.
+        let all = Rules::default();
         for name in Rules::NAMES {
             let off = all.without(name).unwrap();
             assert_ne!(off, all, "{name}");
         }
-        // The one rule off by default: switching it off changes nothing.
-        assert_eq!(
-            Rules::default().without("trusted_listings"),
-            Some(Rules::default())
-        );
         assert_eq!(Rules::default().without("repetition"), None);
     }
 

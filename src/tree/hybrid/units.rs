@@ -27,11 +27,14 @@
 //!   dozens of links, a list of bare links in a sidebar ("most popular posts") a headline each,
 //!   and a sidebar's column of such lists under their headings is widgets, not records. A grid
 //!   whose every unit is one headline link (a card that is its title) reads as records only
-//!   where the page's own text introduces it (`grids`). At a node the tree trusts, only regions
-//!   whose records are new to the page ([`new_records`]: their headlines counted on this page
-//!   alone) are looked at, and their units are kept whole, the labels they repeat included
-//!   (`trusted_listings`): records that change from page to page are content, a region that
-//!   recurs on every page is template.
+//!   where the page's own text introduces it (`grids`). At a node the tree trusts, only a page
+//!   that keeps no paragraph of its own is looked at, and only regions whose records are new to
+//!   the page ([`new_records`]: their headlines counted on this page alone); their units are
+//!   kept whole, the labels they repeat included (`trusted_listings`): records that change from
+//!   page to page are content, a region that recurs on every page is template. A site's
+//!   rotating lists (the latest stories under every article, new on each page) are records new
+//!   to the page as much as a category's are, and nothing the page shows tells them apart; an
+//!   article at the node keeps its paragraphs, a category or a shop's grid keeps none.
 //! - **Collapsed sections** ([`show_panels`]): a page shows the heading of each section of a
 //!   run and hides its text until a reader opens it: an accordion of a product's description,
 //!   specifications and shipping, a guide's steps, a page's questions and answers. When every
@@ -365,6 +368,11 @@ pub fn keep_listing(
         r.label() == Label::Content
     });
     let prose = kept_prose(blocks, out) > 0;
+    // At a trusted node, a page with a text of its own is its node's article: the records new
+    // to it are the site's rotating lists (see the module's notes).
+    if trusted && prose {
+        return None;
+    }
     let lists = LinkLists::of(blocks, regions);
     let records: Vec<(&Region, u64)> = regions
         .iter()
@@ -424,15 +432,19 @@ pub struct Listings {
     pub grids: bool,
 }
 
-/// True when a page at a trusted node may be a listing of records new to it: at least
-/// [`MIN_LISTING_UNITS`] blocks the page alone holds were dropped as link-dense headlines, and
-/// they weigh at least a third ([`INTRO_SHARE`]) of what the page kept (a listing's records
-/// outweigh its kept text, and their headlines are a good part of them). A cheap test before
-/// the page's regions are looked for.
+/// True when a page at a trusted node may be a listing of records new to it: it keeps no
+/// paragraph of its own ([`PARAGRAPH`]), at least [`MIN_LISTING_UNITS`] blocks the page alone
+/// holds were dropped as link-dense headlines, and they weigh at least a third
+/// ([`INTRO_SHARE`]) of what the page kept (a listing's records outweigh its kept text, and
+/// their headlines are a good part of them). A cheap test before the page's regions are looked
+/// for.
 pub fn may_list_new_records(blocks: &[BlockFacts<'_>], out: &[Reason]) -> bool {
     let (mut headlines, mut chars, mut kept) = (0usize, 0u64, 0u64);
     for (b, &r) in blocks.iter().zip(out) {
         if r.label() == Label::Content {
+            if own_chars(b) >= u64::from(PARAGRAPH) {
+                return false;
+            }
             kept += u64::from(b.chars);
         } else if r == Reason::LinkDense && own_page(b) && u64::from(b.chars) >= HEADLINE_CHARS {
             headlines += 1;
