@@ -242,6 +242,83 @@ fn peers(a: &BlockFacts<'_>, m: u32, b: &BlockFacts<'_>, e: u32) -> bool {
         .unwrap_or(false)
 }
 
+/// Takes back the sections of the page's `<main>` beside the main subtree: when the element the
+/// markup marks as the main text (see [`marked_main`]) is a `<main>` and the main subtree `main`
+/// lies inside it, each other child of the `<main>` whose own text outweighs what it holds of
+/// dropped text keeps the blocks the main subtree dropped. HTML's `<main>` is the author's
+/// statement of the page's dominant content, once per page, around it all; the main subtree
+/// settles on the densest part of it, and on a landing or service page made of sections of
+/// unlike shape (a hero, a pricing table, feature cards, questions) that is one section. A
+/// section counts each block the main subtree dropped by its text beyond `cost` (the short
+/// phrase [`BLOCK_COST`] the main subtree charges, scaled alike), and every block dropped for
+/// its own reasons (links, marks, repetition) against it: a section of navigation or of teasers'
+/// headlines stays dropped, and what any other rule dropped stays dropped in a section taken
+/// back. An `<article>` bounds its text instead ([`bound_by_marked`]): what lies beside its
+/// text is the frame.
+pub fn keep_sections_of_main(
+    blocks: &[BlockFacts<'_>],
+    out: &mut [Reason],
+    main: Main,
+    marked: u32,
+    links_are_text: bool,
+    cost: i64,
+) {
+    let Main::Element(main) = main else {
+        return;
+    };
+    let inside = blocks.iter().any(|b| {
+        main != marked
+            && b.ancestors.binary_search(&main).is_ok()
+            && b.ancestors.binary_search(&marked).is_ok()
+    });
+    if !inside || element_tag(blocks, marked) != Some("main") {
+        return;
+    }
+    // The child of the `<main>` holding `block`, when the block is outside the main subtree.
+    let section = |block: &BlockFacts<'_>| {
+        let at = block.ancestors.binary_search(&marked).ok()?;
+        if block.ancestors.binary_search(&main).is_ok() {
+            return None;
+        }
+        block.ancestors.get(at + 1).copied()
+    };
+    let mut sections: Vec<(u32, i64)> = Vec::new();
+    for (block, reason) in blocks.iter().zip(out.iter()) {
+        let Some(s) = section(block) else { continue };
+        let weight = match reason {
+            Reason::OutsideMainSubtree => i64::from(text_chars(block, links_are_text)) - cost,
+            Reason::NoLetters | Reason::Hidden => 0,
+            _ => -i64::from(block.chars),
+        };
+        match sections.iter_mut().find(|(e, _)| *e == s) {
+            Some((_, net)) => *net += weight,
+            None => sections.push((s, weight)),
+        }
+    }
+    sections.retain(|&(_, net)| net > 0);
+    if sections.is_empty() {
+        return;
+    }
+    for (block, reason) in blocks.iter().zip(out.iter_mut()) {
+        if *reason == Reason::OutsideMainSubtree
+            && section(block).is_some_and(|s| sections.iter().any(|&(e, _)| e == s))
+        {
+            *reason = Reason::Unique;
+        }
+    }
+}
+
+/// The tag of the element `e` (a document-order ordinal), read from the path of a block inside
+/// it; `None` when no block is.
+fn element_tag<'a>(blocks: &[BlockFacts<'a>], e: u32) -> Option<&'a str> {
+    blocks.iter().find_map(|b| {
+        let at = b.ancestors.binary_search(&e).ok()?;
+        // The path's last `ancestors.len()` tags are those of `ancestors`.
+        let skip = b.path.split('/').count().checked_sub(b.ancestors.len())?;
+        b.path.split('/').nth(skip + at)
+    })
+}
+
 /// Drops the still-unique text of `<article>`s nested in another article (HTML's related
 /// content: comments on the outer article, stories related to it) when the page's articles hold
 /// text of their own, at least [`MIN_MARKED_MAIN`] characters, and the outer article is a text
@@ -490,7 +567,8 @@ pub fn drop_outside(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main) {
 #[cfg(test)]
 mod tests {
     use super::super::fixtures::{
-        assert_most_phrases_found, block, corpus_pages, judge, run, run_params, run_with, ARTICLE,
+        assert_most_phrases_found, block, corpus_pages, judge, phrases_found, run, run_params,
+        run_with, ARTICLE,
     };
     use super::super::{Params, Rules};
     use crate::blocks::Hint;
@@ -891,5 +969,61 @@ mod tests {
         assert!(with.contains(&SENTENCES.to_string()), "{with:?}");
         let without = kept(&html, Rules::default().without("markup").unwrap());
         assert!(without.contains(&teaser.to_string()), "{without:?}");
+    }
+
+    #[test]
+    fn the_sections_of_a_landing_pages_main_are_its_text() {
+        // Service and landing pages whose `<main>` is a run of unlike sections (a hero with a
+        // pricing form, a guide, a comparison table, feature cards): the main subtree settles on
+        // one section, and the others hold at least half the phrases WCXB's gold keeps (none
+        // or one without the rule), and no more of those it keeps out than without it.
+        let urls = [
+            "https://www.aura.com/identity-theft-protection",
+            "https://www.talkspace.com/",
+            "https://www.figma.com/",
+        ];
+        for (url, (html, _, snippets)) in urls.iter().zip(corpus_pages("wcxb-dev", &urls)) {
+            let total = snippets.with.len();
+            let (with, leaked) = phrases_found(&html, &snippets, Rules::default());
+            let rules = Rules::default().without("main_sections").unwrap();
+            let (without, leaked_without) = phrases_found(&html, &snippets, rules);
+            assert!(
+                2 * with >= total && with >= without + 2,
+                "{url}: {with} of {total} phrases with main_sections, {without} without"
+            );
+            assert!(
+                leaked <= leaked_without,
+                "{url}: {leaked} vs {leaked_without}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_section_of_headlines_in_main_stays_dropped() {
+        // The text and, beside it in the same `<main>`, a section of the site's other stories:
+        // linked headlines and their dates. Its dates are the page's own text, but its headlines
+        // weigh more, dropped as links: the section is no part of the text.
+        let mut html = format!(
+            "<html><body><nav><a href=\"/\">Home</a> <a href=\"/a\">About</a></nav><main>\
+             <section><h1>Our services</h1><p>{s}</p><p>{s}</p><p>{s}</p></section>\
+             <section><h2>Plans</h2><p>Every plan comes with support from people who know \
+             the product, at any hour.</p></section><section>",
+            s = SENTENCES
+        );
+        for n in 0..6 {
+            html.push_str(&format!(
+                "<div><a href=\"/n/{n}\">Another story of the week number {n} worth \
+                 reading today</a><span>March {n}, 2025</span></div>"
+            ));
+        }
+        html.push_str("</section></main><footer>Contact</footer></body></html>");
+        let with = kept(&html, Rules::default());
+        assert!(with.iter().any(|t| t.starts_with("Every plan")), "{with:?}");
+        assert!(!with.iter().any(|t| t.starts_with("March")), "{with:?}");
+        let without = kept(&html, Rules::default().without("main_sections").unwrap());
+        assert!(
+            !without.iter().any(|t| t.starts_with("Every plan")),
+            "{without:?}"
+        );
     }
 }

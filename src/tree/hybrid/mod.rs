@@ -89,6 +89,9 @@ pub struct Rules {
     /// subtree is dropped, but for its title and its peers; articles nested in an article with
     /// text of its own are its related content, not its text.
     pub marked_main: bool,
+    /// [`main_text`]: when the main subtree is one section of the page's `<main>`, the other
+    /// sections of it whose own text outweighs their dropped text are kept.
+    pub main_sections: bool,
     /// [`main_text`]: on a page the tree does not yet know, the main subtree narrows to the child
     /// holding all its text.
     pub narrow: bool,
@@ -137,6 +140,7 @@ impl Default for Rules {
             hidden: true,
             main_subtree: true,
             marked_main: true,
+            main_sections: true,
             narrow: true,
             lead_in: true,
             within_text: true,
@@ -155,7 +159,7 @@ impl Default for Rules {
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 21] = [
+    pub const NAMES: [&'static str; 22] = [
         "template",
         "links",
         "index_pages",
@@ -165,6 +169,7 @@ impl Rules {
         "hidden",
         "main_subtree",
         "marked_main",
+        "main_sections",
         "narrow",
         "lead_in",
         "within_text",
@@ -191,6 +196,7 @@ impl Rules {
             "hidden" => &mut self.hidden,
             "main_subtree" => &mut self.main_subtree,
             "marked_main" => &mut self.marked_main,
+            "main_sections" => &mut self.main_sections,
             "narrow" => &mut self.narrow,
             "lead_in" => &mut self.lead_in,
             "within_text" => &mut self.within_text,
@@ -443,6 +449,10 @@ fn classify_with(
     main_text::drop_outside(blocks, out, main);
     if let Some(marked) = marked {
         main_text::bound_by_marked(blocks, out, main, marked);
+        if params.rules.main_sections {
+            let cost = (f64::from(params.block_cost) * doubt).round() as i64;
+            main_text::keep_sections_of_main(blocks, out, main, marked, index_page, cost);
+        }
     }
     if params.rules.marked_main {
         main_text::drop_nested_articles(blocks, out, index_page);
