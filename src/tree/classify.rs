@@ -206,6 +206,20 @@ impl<'a> BlockFacts<'a> {
             figure: block.hash.is_none() && block.text.chars().any(char::is_numeric),
         }
     }
+
+    /// The block's enclosing elements, outermost first, each with its tag: the last
+    /// `ancestors.len()` tags of `path` paired with `ancestors`.
+    pub fn tagged_ancestors(&self) -> impl Iterator<Item = (&'a str, u32)> + 'a {
+        let skip = self
+            .path
+            .split('/')
+            .count()
+            .saturating_sub(self.ancestors.len());
+        self.path
+            .split('/')
+            .skip(skip)
+            .zip(self.ancestors.iter().copied())
+    }
 }
 
 /// What the classifier knows of the deciding node.

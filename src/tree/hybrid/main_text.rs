@@ -311,12 +311,12 @@ pub fn keep_sections_of_main(
 /// The tag of the element `e` (a document-order ordinal), read from the path of a block inside
 /// it; `None` when no block is.
 fn element_tag<'a>(blocks: &[BlockFacts<'a>], e: u32) -> Option<&'a str> {
-    blocks.iter().find_map(|b| {
-        let at = b.ancestors.binary_search(&e).ok()?;
-        // The path's last `ancestors.len()` tags are those of `ancestors`.
-        let skip = b.path.split('/').count().checked_sub(b.ancestors.len())?;
-        b.path.split('/').nth(skip + at)
-    })
+    let block = blocks
+        .iter()
+        .find(|b| b.ancestors.binary_search(&e).is_ok())?;
+    block
+        .tagged_ancestors()
+        .find_map(|(tag, o)| (o == e).then_some(tag))
 }
 
 /// Drops the still-unique text of `<article>`s nested in another article (HTML's related
@@ -384,17 +384,12 @@ pub fn drop_nested_articles(blocks: &[BlockFacts<'_>], out: &mut [Reason], links
 /// any, and whether an `<aside>` inside the outer one holds the block: the tags of its path whose
 /// elements are its `ancestors`, read outermost first.
 fn articles(block: &BlockFacts<'_>) -> Option<(u32, Option<u32>, bool)> {
-    let tags = block.path.split('/').count();
-    let skip = tags.checked_sub(block.ancestors.len())?;
     let mut inside = block
-        .path
-        .split('/')
-        .skip(skip)
-        .zip(block.ancestors)
+        .tagged_ancestors()
         .skip_while(|(tag, _)| *tag != "article");
-    let (_, &outer) = inside.next()?;
+    let (_, outer) = inside.next()?;
     let (mut inner, mut aside) = (None, false);
-    for (tag, &e) in inside {
+    for (tag, e) in inside {
         match tag {
             "article" if inner.is_none() => inner = Some(e),
             "aside" => aside = true,
