@@ -327,8 +327,14 @@ fn element_tag<'a>(blocks: &[BlockFacts<'a>], e: u32) -> Option<&'a str> {
 /// it) or several nested articles (a box of related stories, the comments). An outer article
 /// around one nested article and a frame of short labels is a post of a thread around its
 /// message body (an author's name, "Joined", "Messages" and their counts, a signature aside):
-/// its text is the post's, not content related to another.
-pub fn drop_nested_articles(blocks: &[BlockFacts<'_>], out: &mut [Reason], links_are_text: bool) {
+/// its text is the post's, not content related to another. With `sections`, the nested articles
+/// that are sections of the outer one ([`article_sections`]: a listicle's items) stay.
+pub fn drop_nested_articles(
+    blocks: &[BlockFacts<'_>],
+    out: &mut [Reason],
+    links_are_text: bool,
+    sections: bool,
+) {
     let own: u64 = blocks
         .iter()
         .zip(out.iter())
@@ -364,8 +370,18 @@ pub fn drop_nested_articles(blocks: &[BlockFacts<'_>], out: &mut [Reason], links
             None => {}
         }
     }
+    let sections = if sections {
+        article_sections(blocks, out, links_are_text)
+    } else {
+        Vec::new()
+    };
+    let section = |inner: u32| sections.binary_search(&inner).is_ok();
     for (block, reason) in blocks.iter().zip(out.iter_mut()) {
         if *reason != Reason::Unique || !block.nested_article {
+            continue;
+        }
+        let inner = articles(block).and_then(|(_, inner, _)| inner);
+        if inner.is_some_and(section) {
             continue;
         }
         let related = articles(block)
@@ -378,6 +394,37 @@ pub fn drop_nested_articles(blocks: &[BlockFacts<'_>], out: &mut [Reason], links
             *reason = Reason::OutsideMainSubtree;
         }
     }
+}
+
+/// The articles nested in another that are sections of its text, not content related to it
+/// (`sections` of [`drop_nested_articles`]): a listicle's items, each a product or a study
+/// reviewed under its own heading, marked as an `<article>` inside the guide's. Such an article
+/// holds a heading of its own words (a related story's headline is a link to it) and a block of
+/// text longer than a teaser ([`TEASER_CHARS`](super::units::TEASER_CHARS): a related story
+/// shows its lead, a section its text), and is not in the page's comments (a comment is
+/// headed by its author's name and often long). The inner articles' ordinals.
+fn article_sections(blocks: &[BlockFacts<'_>], out: &[Reason], links_are_text: bool) -> Vec<u32> {
+    let inner = |b: &BlockFacts<'_>| articles(b).and_then(|(_, inner, _)| inner);
+    let headed: Vec<u32> = blocks
+        .iter()
+        .filter(|b| b.nested_article && b.heading && 2 * b.link_chars <= b.chars)
+        .filter_map(inner)
+        .collect();
+    let mut sections: Vec<u32> = blocks
+        .iter()
+        .zip(out)
+        .filter(|(b, r)| {
+            **r == Reason::Unique
+                && b.nested_article
+                && !b.comments
+                && text_chars(b, links_are_text) > super::units::TEASER_CHARS
+        })
+        .filter_map(|(b, _)| inner(b))
+        .filter(|a| headed.contains(a))
+        .collect();
+    sections.sort_unstable();
+    sections.dedup();
+    sections
 }
 
 /// The ordinals of the outermost `<article>` around `block` and of the next one inside it, if
@@ -1019,6 +1066,54 @@ mod tests {
         assert!(
             !without.iter().any(|t| t.starts_with("Every plan")),
             "{without:?}"
+        );
+    }
+
+    #[test]
+    fn a_listicles_items_nested_as_articles_are_its_sections() {
+        // A guide marked as an article whose items are articles nested in it, each under a
+        // heading of its own and with its text; after them, related stories nested the same
+        // way, each under a linked headline with a lead as long.
+        let review = format!("{SENTENCES} {SENTENCES} {SENTENCES}");
+        let mut html = format!(
+            "<html><body><main><article><h1>The best scooters of the year</h1><p>{s} {s}</p>",
+            s = SENTENCES
+        );
+        for n in 1..=3 {
+            html.push_str(&format!(
+                "<article class=\"listicle-item\"><h2>Scooter number {n}, tested</h2>\
+                 <p>{review} Model {n}.</p></article>"
+            ));
+        }
+        html.push_str("<h3>Related</h3>");
+        for n in 1..=3 {
+            html.push_str(&format!(
+                "<article><h3><a href=\"/r/{n}\">Another guide of the site, number {n}</a></h3>\
+                 <p>{review} Related {n}.</p></article>"
+            ));
+        }
+        html.push_str("</article></main></body></html>");
+        let with = kept(&html, Rules::default());
+        for n in 1..=3 {
+            assert!(with.contains(&format!("{review} Model {n}.")), "{with:?}");
+            assert!(
+                !with.contains(&format!("{review} Related {n}.")),
+                "{with:?}"
+            );
+        }
+        let without = kept(&html, Rules::default().without("article_sections").unwrap());
+        assert!(
+            !without.contains(&format!("{review} Model 1.")),
+            "{without:?}"
+        );
+        // Real guides whose reviewed items are such articles: most of the phrases WCXB's gold
+        // keeps are in them.
+        assert_most_phrases_found(
+            "wcxb-dev",
+            &[
+                "https://eridehero.com/best-electric-scooters-for-commuting/",
+                "https://mhealth.jmir.org/2019/6/e14273",
+            ],
         );
     }
 }

@@ -89,6 +89,10 @@ pub struct Rules {
     /// subtree is dropped, but for its title and its peers; articles nested in an article with
     /// text of its own are its related content, not its text.
     pub marked_main: bool,
+    /// [`main_text`]: an article nested in the marked main text under a heading of its own words
+    /// and holding more than a teaser's text is a section of it (a listicle's item), not related
+    /// content.
+    pub article_sections: bool,
     /// [`main_text`]: when the main subtree is one section of the page's `<main>`, the other
     /// sections of it whose own text outweighs their dropped text are kept.
     pub main_sections: bool,
@@ -140,6 +144,7 @@ impl Default for Rules {
             hidden: true,
             main_subtree: true,
             marked_main: true,
+            article_sections: true,
             main_sections: true,
             narrow: true,
             lead_in: true,
@@ -159,7 +164,7 @@ impl Default for Rules {
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 22] = [
+    pub const NAMES: [&'static str; 23] = [
         "template",
         "links",
         "index_pages",
@@ -169,6 +174,7 @@ impl Rules {
         "hidden",
         "main_subtree",
         "marked_main",
+        "article_sections",
         "main_sections",
         "narrow",
         "lead_in",
@@ -196,6 +202,7 @@ impl Rules {
             "hidden" => &mut self.hidden,
             "main_subtree" => &mut self.main_subtree,
             "marked_main" => &mut self.marked_main,
+            "article_sections" => &mut self.article_sections,
             "main_sections" => &mut self.main_sections,
             "narrow" => &mut self.narrow,
             "lead_in" => &mut self.lead_in,
@@ -455,7 +462,8 @@ fn classify_with(
         }
     }
     if params.rules.marked_main {
-        main_text::drop_nested_articles(blocks, out, index_page);
+        let sections = params.rules.article_sections;
+        main_text::drop_nested_articles(blocks, out, index_page, sections);
     }
     if params.rules.lead_in && trusted {
         main_text::keep_lead_in(blocks, out, main);
