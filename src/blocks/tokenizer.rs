@@ -760,8 +760,8 @@ impl State {
 
     /// What an element's markup says of it as a region ([`RegionMarks`]): of its content,
     /// whether it marks the element as around the main text by words naming comments alone,
-    /// whether its class names a gallery, whether its `class` or `id` names reviews. The page's root elements carry page-wide
-    /// classes ("penci_sidebar", "has-reviews"), not a region's. Inside the main text that the
+    /// whether its class names a gallery, whether its `class` or `id` names reviews. The page's
+    /// root elements carry page-wide classes ("penci_sidebar", "has-reviews"), not a region's. Inside the main text that the
     /// markup marks, ids are mostly slugs of the text's headings ("buffer-related-functions")
     /// and an aside is the text's own note (HTML: tangential to the article it is in), so
     /// neither marks a region.

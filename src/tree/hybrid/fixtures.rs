@@ -171,6 +171,19 @@ pub fn assert_most_phrases_found(set: &str, urls: &[&str]) {
     }
 }
 
+/// The F1 ([`score_page`](crate::eval::score_page)) against `gold` of the text `judge` keeps
+/// from `html` under the default rules, and with the rule named `rule` switched off.
+pub fn f1_with_and_without(
+    html: &str,
+    gold: &str,
+    rule: &str,
+    judge: impl Fn(&str, Rules) -> Vec<String>,
+) -> (f64, f64) {
+    let off = Rules::default().without(rule).expect("a rule");
+    let f1 = |rules| crate::eval::score_page(&judge(html, rules).join("\n"), gold).f1;
+    (f1(Rules::default()), f1(off))
+}
+
 /// How many of a page's must-contain phrases the text kept under `rules` holds, and of its
 /// must-not-contain phrases.
 pub fn phrases_found(html: &str, snippets: &crate::eval::Snippets, rules: Rules) -> (usize, usize) {

@@ -95,9 +95,8 @@ pub fn unwrap_layout<'a>(blocks: &[BlockFacts<'a>]) -> Option<Vec<BlockFacts<'a>
 /// product, as comments are what they say of an article, not the product's description. Their
 /// blocks are marked as around the main text, the innermost such region their marker (and as
 /// comments where no other region marks them, which [`Comments::Keep`](super::Comments::Keep)
-/// takes back), and
-/// [`drop_marked`] judges them with the page's other marked regions (a wrapper that holds most of
-/// the page stays). On other pages the words stand for nothing: a review is as often the page's
+/// takes back), and [`drop_marked`] judges them with the page's other marked regions (a wrapper
+/// that holds most of the page stays). On other pages the words stand for nothing: a review is as often the page's
 /// own article (a critic's test of a camera, a guide to the best espresso machines). `None` when
 /// no block lies in such a region.
 pub fn mark_reviews<'a>(blocks: &[BlockFacts<'a>]) -> Option<Vec<BlockFacts<'a>>> {
@@ -247,11 +246,11 @@ fn spans(blocks: &[BlockFacts<'_>], out: &[Reason]) -> Vec<(u32, std::ops::Range
 #[cfg(test)]
 mod tests {
     use super::super::fixtures::{
-        block, corpus_pages, judge_page, judge_page_with, run, run_with, ARTICLE,
+        block, corpus_pages, f1_with_and_without, judge_page, judge_page_with, run, run_with,
+        ARTICLE,
     };
     use super::super::{Comments, Hybrid, Prefs, Rules};
     use crate::blocks::Hint;
-    use crate::eval::score_page;
     use crate::tree::{BlockFacts, Reason};
 
     #[test]
@@ -464,10 +463,8 @@ mod tests {
             "https://www.rei.com/product/227955/rei-co-op-trail-25-pack",
             "https://www.etsy.com/listing/615442107/ceramic-mug-earthy-pottery-mug-handmade",
         ];
-        let off = Rules::default().without("reviews").expect("a rule");
         for (url, (html, gold, _)) in urls.iter().zip(corpus_pages("wcxb-dev", &urls)) {
-            let with = score_page(&judge_page(&html, Rules::default()).join("\n"), &gold).f1;
-            let without = score_page(&judge_page(&html, off).join("\n"), &gold).f1;
+            let (with, without) = f1_with_and_without(&html, &gold, "reviews", judge_page);
             assert!(
                 with > without + 0.1,
                 "{url}: {with:.3} with, {without:.3} without"

@@ -596,7 +596,7 @@ fn records(blocks: &[BlockFacts<'_>], region: &Region, grids: bool) -> Option<Re
         })
         .count();
     let headlines = link_blocks == 0 || link_block_chars >= HEADLINE_CHARS * link_blocks;
-    // More than a headline each, or a grid of cards each one headline link (see [`Grids`]).
+    // More than a headline each, or a grid of cards each one headline link (`grids`).
     let bare = count == units && link_blocks as usize == units;
     let more = count > units || (grids && bare);
     let ok = 2 * marked <= chars
@@ -618,7 +618,7 @@ struct Records {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{corpus_pages, judge, phrases_found};
+    use super::super::fixtures::{corpus_pages, f1_with_and_without, judge, phrases_found};
     use super::super::Rules;
     use crate::eval::score_page;
 
@@ -758,10 +758,9 @@ mod tests {
             "https://www.energysage.com/solar/solar-panel-installation-guide-what-should-you-expect/",
             "https://alison.com/certificate-courses",
         ];
-        let off = Rules::default().without("panels").expect("a rule");
         for (url, (html, gold, _)) in urls.iter().zip(corpus_pages("wcxb-dev", &urls)) {
-            let with = score_page(&judge(&html, Rules::default()).0.join("\n"), &gold).f1;
-            let without = score_page(&judge(&html, off).0.join("\n"), &gold).f1;
+            let (with, without) =
+                f1_with_and_without(&html, &gold, "panels", |html, rules| judge(html, rules).0);
             assert!(
                 with > without + 0.1,
                 "{url}: {with:.3} with, {without:.3} without"
@@ -807,10 +806,10 @@ mod tests {
             "https://www.l-camera-forum.com/topic/423897-recommendations-on-best-camera-for-photography/",
             "https://forum.prestashop.com/topic/1103020-payment-issues-how-to-delete-or-change-payment-method/",
         ];
-        let without = Rules::default().without("marked_units").expect("a rule");
         for (url, (html, gold, _)) in threads.iter().zip(corpus_pages("wcxb-dev", &threads)) {
-            let with = f1(&html, &gold);
-            let off = score_page(&judge(&html, without).0.join("\n"), &gold).f1;
+            let (with, off) = f1_with_and_without(&html, &gold, "marked_units", |html, rules| {
+                judge(html, rules).0
+            });
             assert!(with > 0.6 && with > off + 0.3, "{url}: {with} vs {off}");
         }
         // A news section whose outer containers (header, main column, footer, a consent
