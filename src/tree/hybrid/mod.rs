@@ -130,6 +130,9 @@ pub struct Rules {
     /// records that the page alone holds (their headlines new to the node) are its content, the
     /// labels they repeat included.
     pub trusted_listings: bool,
+    /// [`units`]: a run of cards, each two blocks or more that are all a link's text (one link
+    /// around the card), reads its headlines as the cards' whole text.
+    pub cards: bool,
 }
 
 impl Default for Rules {
@@ -158,13 +161,14 @@ impl Default for Rules {
             reviews: true,
             grids: true,
             trusted_listings: true,
+            cards: true,
         }
     }
 }
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 23] = [
+    pub const NAMES: [&'static str; 24] = [
         "template",
         "links",
         "index_pages",
@@ -188,6 +192,7 @@ impl Rules {
         "reviews",
         "grids",
         "trusted_listings",
+        "cards",
     ];
 
     /// These rules with the one named `name` switched off; `None` for an unknown name.
@@ -216,6 +221,7 @@ impl Rules {
             "reviews" => &mut self.reviews,
             "grids" => &mut self.grids,
             "trusted_listings" => &mut self.trusted_listings,
+            "cards" => &mut self.cards,
             _ => return None,
         };
         *flag = false;
@@ -378,6 +384,7 @@ pub fn classify(
         let how = units::Listings {
             trusted,
             grids: params.rules.grids,
+            cards: params.rules.cards,
         };
         if let Some(listing) = units::keep_listing(blocks, out, &regions, how) {
             layout = listing;
@@ -494,6 +501,7 @@ fn classify_with(
         let how = units::Listings {
             trusted,
             grids: params.rules.grids,
+            cards: params.rules.cards,
         };
         units::keep_listing(blocks, out, regions, how)
     } else {

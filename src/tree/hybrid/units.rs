@@ -27,7 +27,9 @@
 //!   dozens of links, a list of bare links in a sidebar ("most popular posts") a headline each,
 //!   and a sidebar's column of such lists under their headings is widgets, not records. A grid
 //!   whose every unit is one headline link (a card that is its title) reads as records only
-//!   where the page's own text introduces it (`grids`). At a node the tree trusts, only a page
+//!   where the page's own text introduces it (`grids`); a run of cards that one link each
+//!   wraps whole (a job's title, company, place and pay) reads its headlines as the cards'
+//!   whole text, not block by block (`cards`). At a node the tree trusts, only a page
 //!   that keeps no paragraph of its own is looked at, and only regions whose records are new to
 //!   the page ([`new_records`]: their headlines counted on this page alone); their units are
 //!   kept whole, the labels they repeat included (`trusted_listings`): records that change from
@@ -376,7 +378,7 @@ pub fn keep_listing(
     let lists = LinkLists::of(blocks, regions);
     let records: Vec<(&Region, u64)> = regions
         .iter()
-        .filter_map(|r| records(blocks, r, how.grids).map(|c| (r, c)))
+        .filter_map(|r| records(blocks, r, how).map(|c| (r, c)))
         // A grid of bare headline links is a category's only where the page's own text
         // introduces it: beside a short post it is a sidebar's or a footer's list of stories.
         .filter(|(_, c)| prose || !c.bare)
@@ -430,6 +432,9 @@ pub struct Listings {
     /// A region whose every unit is one headline link reads as records when the page's text
     /// introduces it.
     pub grids: bool,
+    /// A run of cards, each a link around all its blocks, has headlines as long as the cards
+    /// (see [`cards`]).
+    pub cards: bool,
 }
 
 /// True when a page at a trusted node may be a listing of records new to it: it keeps no
@@ -563,7 +568,7 @@ impl LinkLists {
 
 /// The characters of `region` when its units read as records (see [`keep_listing`]): most
 /// units hold no text of their own longer than a teaser ([`TEASER_CHARS`]).
-fn records(blocks: &[BlockFacts<'_>], region: &Region, grids: bool) -> Option<Records> {
+fn records(blocks: &[BlockFacts<'_>], region: &Region, how: Listings) -> Option<Records> {
     let units = region.units.len();
     if units < MIN_LISTING_UNITS {
         return None;
@@ -595,10 +600,12 @@ fn records(blocks: &[BlockFacts<'_>], region: &Region, grids: bool) -> Option<Re
                 .any(|b| own_chars(b) > u64::from(TEASER_CHARS))
         })
         .count();
-    let headlines = link_blocks == 0 || link_block_chars >= HEADLINE_CHARS * link_blocks;
+    let headlines = link_blocks == 0
+        || link_block_chars >= HEADLINE_CHARS * link_blocks
+        || (how.cards && cards(blocks, region) && chars >= HEADLINE_CHARS * units as u64);
     // More than a headline each, or a grid of cards each one headline link (`grids`).
     let bare = count == units && link_blocks as usize == units;
-    let more = count > units || (grids && bare);
+    let more = count > units || (how.grids && bare);
     let ok = 2 * marked <= chars
         && 2 * hidden <= chars
         && headlines
@@ -606,6 +613,26 @@ fn records(blocks: &[BlockFacts<'_>], region: &Region, grids: bool) -> Option<Re
         && count <= MAX_UNIT_BLOCKS * units
         && 2 * texts <= units;
     ok.then_some(Records { chars, bare })
+}
+
+/// True when most units of `region` are cards: two blocks or more, every one of them a link's
+/// text. A card that one link wraps whole (a job's title, company, place and pay; a product's
+/// name and price) is one headline split into blocks by its layout: its link blocks are its
+/// facts as much as its title, each short, and read one by one none is a headline. Read as
+/// one, the card is ([`HEADLINE_CHARS`]); a menu's column is links too, but its place (a
+/// `<nav>`, a header) and its lists of bare links tell it apart ([`records`], [`LinkLists`]).
+fn cards(blocks: &[BlockFacts<'_>], region: &Region) -> bool {
+    let cards = region
+        .units
+        .iter()
+        .filter(|u| {
+            u.blocks.len() >= 2
+                && blocks[u.blocks.clone()]
+                    .iter()
+                    .all(|b| 2 * b.link_chars > b.chars)
+        })
+        .count();
+    2 * cards > region.units.len()
 }
 
 /// A region that reads as records: its characters, and whether every unit is one headline
@@ -664,6 +691,12 @@ mod tests {
             (
                 "https://www.seriouseats.com/tomato-sauce-recipes-5117879",
                 "grids",
+            ),
+            // Cards that one link each wraps whole: a job board's jobs (title, company, place,
+            // pay).
+            (
+                "https://weworkremotely.com/categories/remote-full-stack-programming-jobs",
+                "cards",
             ),
         ];
         let urls: Vec<&str> = cases.iter().map(|(url, _)| *url).collect();
