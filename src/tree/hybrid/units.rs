@@ -13,7 +13,8 @@
 //!   (`ipsComment`, `commentBody`: every post of a thread is "a comment") holds its text in
 //!   them: the word names the kind of unit, not a region beside the main text. When the text so
 //!   marked outweighs what the page kept, it is kept. Where the page has a text of its own, an
-//!   article with its comments, the marks draw the line between them and stand.
+//!   article with its comments, the marks draw the line between them and stand, and so do
+//!   they around a declared product's reviews, what readers say beside the product.
 //! - **A listing** ([`keep_listing`]): a page whose largest region of records holds more text
 //!   than it kept, and which keeps no paragraph of its own ([`PARAGRAPH`]) or only the
 //!   listing's introduction (the records hold [`INTRO_SHARE`] times its text, which comes
@@ -131,10 +132,10 @@ fn kept_prose(blocks: &[BlockFacts<'_>], out: &[Reason]) -> u64 {
 }
 
 /// On a page that keeps no paragraph of its own, keeps the blocks the markup dropped in each
-/// region whose units carry one and the same mark (see [`unit_marks`]) around most of
-/// the region's text, when the text outside links of the blocks so marked outweighs all the
-/// page kept. Returns the layout of the
-/// largest such region, `None` when there is none.
+/// region whose units carry one and the same mark (see [`unit_marks`]) around most of the
+/// region's text, when the text outside links of the blocks so marked outweighs all the page
+/// kept; a declared product's reviews stay dropped ([`marked_as_reviews`]). Returns the layout
+/// of the largest such region, `None` when there is none.
 pub fn keep_marked_units(
     blocks: &[BlockFacts<'_>],
     out: &mut [Reason],
@@ -170,6 +171,7 @@ pub fn keep_marked_units(
         let marked: Vec<usize> = under
             .into_iter()
             .filter(|&i| out[i] == Reason::Marked && own_page(&blocks[i]))
+            .filter(|&i| !marked_as_reviews(&blocks[i]))
             .collect();
         let own: u64 = marked.iter().map(|&i| own_chars(&blocks[i])).sum();
         if own > kept {
@@ -222,6 +224,15 @@ fn unit_marks(blocks: &[BlockFacts<'_>], region: &Region) -> Option<Vec<u64>> {
         .map(|run| run[0])
         .collect();
     (!common.is_empty()).then_some(common)
+}
+
+/// True when the innermost region that marks `block` is named as reviews: on a page that
+/// declares a product, the region of its customers' reviews (see
+/// [`mark_reviews`](super::markup::mark_reviews)). Each review carries the region's mark as a
+/// thread's post carries "comment", but it is what a reader says of the page's product, beside
+/// it, not the page's content, however little text the product's own description keeps.
+fn marked_as_reviews(block: &BlockFacts<'_>) -> bool {
+    block.reviews.is_some() && block.marker == block.reviews
 }
 
 /// Where the mark of `block` lies in `unit`: the tags from the unit's element down to the
@@ -766,6 +777,29 @@ mod tests {
             );
             assert!(f1(&html, &gold) > 0.6, "{url}: {}", f1(&html, &gold));
         }
+    }
+
+    #[test]
+    fn a_declared_products_reviews_are_no_thread() {
+        // A guitar whose description is a list of specifications, no paragraph, above its
+        // customers' reviews, each in a unit the reviews rule marks as a thread's posts are
+        // marked by "comment": the reviews stay dropped, the specifications are kept.
+        let url = "https://www.thomann.de/gb/fender_player_ii_strat_rw_bcg.htm";
+        let [(html, gold, _)] = <[_; 1]>::try_from(corpus_pages("wcxb-dev", &[url]))
+            .unwrap_or_else(|_| panic!("{url}"));
+        let kept = super::super::fixtures::judge_page(&html, Rules::default());
+        assert!(
+            !kept
+                .iter()
+                .any(|t| t.contains("Genuine step up from player I")),
+            "{kept:?}"
+        );
+        assert!(
+            kept.iter().any(|t| t.contains("Fingerboard radius")),
+            "{kept:?}"
+        );
+        let f1 = score_page(&kept.join("\n"), &gold).f1;
+        assert!(f1 > 0.4, "{f1:.3}");
     }
 
     #[test]
