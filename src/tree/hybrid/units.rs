@@ -630,8 +630,9 @@ fn records(blocks: &[BlockFacts<'_>], region: &Region, how: Listings) -> Option<
 /// text. A card that one link wraps whole (a job's title, company, place and pay; a product's
 /// name and price) is one headline split into blocks by its layout: its link blocks are its
 /// facts as much as its title, each short, and read one by one none is a headline. Read as
-/// one, the card is ([`HEADLINE_CHARS`]); a menu's column is links too, but its place (a
-/// `<nav>`, a header) and its lists of bare links tell it apart ([`records`], [`LinkLists`]).
+/// one, the card is a headline ([`HEADLINE_CHARS`] characters or more on average); a menu's
+/// column is links too, but its place (a `<nav>`, a header) and its lists of bare links tell it
+/// apart ([`records`], [`LinkLists`]).
 fn cards(blocks: &[BlockFacts<'_>], region: &Region) -> bool {
     let cards = region
         .units
