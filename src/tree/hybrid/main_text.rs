@@ -266,10 +266,11 @@ pub fn keep_sections_of_main(
     let Main::Element(main) = main else {
         return;
     };
+    if main == marked {
+        return;
+    }
     let inside = blocks.iter().any(|b| {
-        main != marked
-            && b.ancestors.binary_search(&main).is_ok()
-            && b.ancestors.binary_search(&marked).is_ok()
+        b.ancestors.binary_search(&main).is_ok() && b.ancestors.binary_search(&marked).is_ok()
     });
     if !inside || element_tag(blocks, marked) != Some("main") {
         return;
