@@ -125,8 +125,9 @@ pub struct Block {
     /// True when one of the block's open containers (below `html` and `body`) is not rendered: a
     /// `hidden` attribute, a `style` of `display: none` or `visibility: hidden`, or a class name
     /// the common style sheets hide (an element the page shows only on a reader's action, or
-    /// never: metadata for machines, a dialog, text for screen readers).
-    pub hidden: bool,
+    /// never: metadata for machines, a dialog, text for screen readers): the document-order
+    /// ordinal of the outermost such container.
+    pub hidden: Option<u32>,
     /// Document-order ordinal of the innermost open container (below `html` and `body`) whose
     /// `class` or `id` has a word naming reviews (`review`, `reviews`: `product-reviews`,
     /// `individual-review`, `customerReviews`, but not a name that also says it holds the text,

@@ -168,10 +168,14 @@ impl OpenElements {
         self.boilerplate > 0 && self.comments == self.boilerplate
     }
 
-    /// True when an open container's markup says it is not rendered (`hidden`, `display: none`).
+    /// The ordinal of the outermost open container whose markup says it is not rendered
+    /// (`hidden`, `display: none`), if any.
     #[inline]
-    pub(crate) fn hidden(&self) -> bool {
-        self.hidden > 0
+    pub(crate) fn hidden(&self) -> Option<u32> {
+        if self.hidden == 0 {
+            return None;
+        }
+        self.containers.iter().find(|c| c.hidden).map(|c| c.ordinal)
     }
 
     /// The ordinal of the innermost open container whose own markup marks it as a region around

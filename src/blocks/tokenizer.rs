@@ -111,7 +111,7 @@ struct State {
     block_marked_main: Option<u32>,
     block_comments: bool,
     block_gallery: bool,
-    block_hidden: bool,
+    block_hidden: Option<u32>,
     block_reviews: Option<u32>,
     block_nested_article: bool,
     block_pre: Option<u32>,
@@ -401,7 +401,7 @@ impl State {
         self.block_marked_main = None;
         self.block_comments = false;
         self.block_gallery = false;
-        self.block_hidden = false;
+        self.block_hidden = None;
         self.block_reviews = None;
         self.block_nested_article = false;
         self.block_pre = None;

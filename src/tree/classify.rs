@@ -162,8 +162,9 @@ pub struct BlockFacts<'a> {
     /// True when the block's innermost marked region is a gallery of pictures
     /// ([`Block::gallery`]).
     pub gallery: bool,
-    /// True when one of the block's containers is not rendered (`hidden`, `display: none`).
-    pub hidden: bool,
+    /// The outermost of the block's containers that is not rendered (`hidden`, `display: none`),
+    /// if one is ([`Block::hidden`]).
+    pub hidden: Option<u32>,
     /// The ordinal of the innermost element around the block whose `class` or `id` names
     /// reviews ([`Block::reviews`]), if any.
     pub reviews: Option<u32>,
@@ -325,7 +326,7 @@ mod tests {
             marked_main: None,
             comments: false,
             gallery: false,
-            hidden: false,
+            hidden: None,
             reviews: None,
             nested_article: false,
             h1: false,

@@ -25,7 +25,7 @@ pub fn block(
         marked_main: None,
         comments: false,
         gallery: false,
-        hidden: false,
+        hidden: None,
         reviews: None,
         nested_article: false,
         h1: false,

@@ -12,7 +12,10 @@
 //! Hidden text is dropped before the other page rules, and the main subtree does not weigh it
 //! either way: it says nothing of where the text a reader sees is. A page that shows less than
 //! two sentences (its text wrapped whole in a hidden element, revealed by a script) is not
-//! trusted: there the hidden text is the page's. A tab panel (WAI-ARIA `role=tabpanel`) is never
+//! trusted: there the hidden text is the page's. Nor is the element that hides the page's
+//! `<h1>` with more text than the page shows (a store's app that reveals the product once its
+//! check has run): a page does not hide its title, and what that element holds is the text a
+//! reader sees once the page has loaded. A tab panel (WAI-ARIA `role=tabpanel`) is never
 //! hidden: it waits for its tab, and what it holds is shown to a reader who chooses it.
 
 use super::markup::MIN_MARKED_MAIN;
@@ -24,7 +27,7 @@ pub fn drop_hidden(blocks: &[BlockFacts<'_>], out: &mut [Reason]) {
     let (mut hidden, mut shown) = (0u64, 0u64);
     for (block, reason) in blocks.iter().zip(out.iter()) {
         if *reason == Reason::Unique {
-            if block.hidden {
+            if block.hidden.is_some() {
                 hidden += u64::from(block.chars);
             } else {
                 shown += u64::from(block.chars);
@@ -34,11 +37,46 @@ pub fn drop_hidden(blocks: &[BlockFacts<'_>], out: &mut [Reason]) {
     if hidden == 0 || shown < MIN_MARKED_MAIN {
         return;
     }
+    let revealed = revealed_text(blocks, out);
     for (block, reason) in blocks.iter().zip(out.iter_mut()) {
-        if *reason == Reason::Unique && block.hidden {
+        if *reason == Reason::Unique && block.hidden.is_some() && block.hidden != revealed {
             *reason = Reason::Hidden;
         }
     }
+}
+
+/// The hidden element that wraps the page's text for a script to reveal, if there is one: it
+/// holds the page's `<h1>` (around the heading, not the heading itself: a title for screen
+/// readers is hidden by its own class) and at least [`MIN_MARKED_MAIN`] characters of text
+/// beside it outside links, and the page shows no `<h1>` of its own. A store's app that shows
+/// the product once its check has run, a framework that hydrates the page before it shows it:
+/// what the reader sees is that text, and a page does not hide its title.
+fn revealed_text(blocks: &[BlockFacts<'_>], out: &[Reason]) -> Option<u32> {
+    if blocks.iter().any(|b| b.h1 && b.hidden.is_none()) {
+        return None;
+    }
+    let shown: u64 = blocks
+        .iter()
+        .zip(out)
+        .filter(|(b, r)| **r == Reason::Unique && b.hidden.is_none())
+        .map(|(b, _)| u64::from(b.chars - b.link_chars.min(b.chars)))
+        .sum();
+    let held = |e: u32| {
+        blocks
+            .iter()
+            .zip(out)
+            .filter(|(b, r)| **r == Reason::Unique && !b.h1 && b.hidden == Some(e))
+            .map(|(b, _)| u64::from(b.chars - b.link_chars.min(b.chars)))
+            .sum::<u64>()
+    };
+    blocks
+        .iter()
+        .filter(|b| b.h1)
+        .filter_map(|b| b.hidden.filter(|e| b.ancestors.last() != Some(e)))
+        .find(|&e| {
+            let held = held(e);
+            held >= MIN_MARKED_MAIN && held > shown
+        })
 }
 
 #[cfg(test)]
@@ -115,6 +153,58 @@ mod tests {
             r#"<html><body style="display:none"><p>{a}</p><p>{b}</p><p>{c}</p></body></html>"#
         );
         assert_eq!(judge(&body, Rules::default()).0, [a, b, c]);
+    }
+
+    #[test]
+    fn a_page_that_hides_its_title_and_text_until_a_script_runs_shows_them() {
+        // A store's product page: its menu and footer shown, the product (its `<h1>` and
+        // description) in a wrapper a script reveals, and a newsletter dialog hidden beside it.
+        let [a, b, c] = PARAGRAPHS;
+        let frame = "<nav><ul><li><a href=/a>Coffee</a></li><li><a href=/b>Merch</a></li></ul>\
+                     </nav><p>Free shipping on every order of two bags or more this month.</p>";
+        let html = format!(
+            r#"<html><body>{frame}<main><div class="lockdown" style="display:none">
+<h1>Dark Roast Coffee</h1><div class="description"><p>{a}</p><p>{b}</p><p>{c}</p></div></div>
+</main><div class="modal" hidden><p>Sign up for our newsletter to hear of new roasts first.</p>
+</div><footer><p>We roast every bag to order in our own roastery in the northern valleys, and
+ship it the same day: a coffee no older than the week you drink it.</p></footer>
+</body></html>"#
+        );
+        let (kept, reasons) = judge(&html, Rules::default());
+        for text in ["Dark Roast Coffee", a, b, c] {
+            assert!(kept.iter().any(|k| k == text), "{text:?} not in {kept:?}");
+        }
+        assert!(!kept.iter().any(|k| k.contains("newsletter")), "{kept:?}");
+        assert_eq!(reasons.iter().filter(|r| **r == Reason::Hidden).count(), 1);
+        // A title for screen readers alone is hidden by its own class: the wrapper around the
+        // text is not revealed for it, and a page that shows its own title hides no text of it.
+        let own_class = html.replace(
+            r#"<div class="lockdown" style="display:none">
+<h1>Dark Roast Coffee</h1>"#,
+            r#"<h1 class="sr-only">Dark Roast Coffee</h1><div style="display:none">"#,
+        );
+        let (kept, _) = judge(&own_class, Rules::default());
+        assert!(!kept.iter().any(|k| k == a), "{kept:?}");
+        let shown_title = html.replace("<main>", "<main><h1>Dark Roast</h1>");
+        let (kept, _) = judge(&shown_title, Rules::default());
+        assert!(!kept.iter().any(|k| k == a), "{kept:?}");
+    }
+
+    #[test]
+    fn a_real_product_hidden_until_its_script_runs_is_shown() {
+        // Death Wish Coffee's product page wraps its whole `<main>` in `display: none` for a
+        // store app to reveal; the page shows only its menus and footer meanwhile. Its buy
+        // button ("Add to cart") sits in the product's form beside the description, and leaks.
+        let url = "https://www.deathwishcoffee.com/products/death-wish-coffee";
+        let pages = super::super::fixtures::corpus_pages("wcxb-dev", &[url]);
+        let (html, _, snippets) = &pages[0];
+        let (with, leaked) =
+            super::super::fixtures::phrases_found(html, snippets, Rules::default());
+        assert!(
+            with >= 3 && leaked <= 1,
+            "{with} of {} phrases, {leaked} leaked",
+            snippets.with.len()
+        );
     }
 
     #[test]

@@ -110,7 +110,7 @@ mod tests {
         let copy = [0, 1, 6, 7];
         copied.insert(2, block(&copy, 60, 0, 1, 1));
         copied[2].h1 = true;
-        copied[2].hidden = true;
+        copied[2].hidden = Some(7);
         assert_eq!(run(&copied, 1)[1..3], [Title, Hidden]);
         // A repeated headline in an element that does not hold the text stays dropped.
         blocks[1].count = Some(2);

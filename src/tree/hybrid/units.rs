@@ -346,15 +346,15 @@ pub fn show_panels<'a>(
     for region in regions {
         let kept = region
             .blocks()
-            .any(|i| !blocks[i].hidden && out[i].label() == Label::Content);
+            .any(|i| blocks[i].hidden.is_none() && out[i].label() == Label::Content);
         let sections = region.units.iter().all(|unit| {
-            unit.blocks.clone().any(|i| !blocks[i].hidden)
+            unit.blocks.clone().any(|i| blocks[i].hidden.is_none())
                 && unit.blocks.clone().any(|i| out[i] == Reason::Hidden)
         });
         if kept && sections {
             let page = shown.get_or_insert_with(|| blocks.to_vec());
             for i in region.blocks() {
-                page[i].hidden = false;
+                page[i].hidden = None;
             }
         }
     }
@@ -594,7 +594,7 @@ fn records(blocks: &[BlockFacts<'_>], region: &Region, how: Listings) -> Option<
         if b.hint == crate::blocks::Hint::Boilerplate {
             marked += c;
         }
-        if b.hidden {
+        if b.hidden.is_some() {
             hidden += c;
         }
         if 2 * b.link_chars > b.chars {
