@@ -123,7 +123,8 @@ fn hybrid_keeps_its_f1_on_more_sets() {
 /// 1,358 pages), overall and per type (docs/page-kinds.md): the repeated units of threads,
 /// listings, collections and landing pages are judged as units, tab panels and collapsed
 /// sections are shown text, a declared product's customer reviews are dropped, the listings of
-/// a node the tree trusts keep their records.
+/// a node the tree trusts keep their records, a page hiding its title until a script runs
+/// shows it.
 const MEASURED_WCXB: f64 = 0.825;
 const MEASURED_WCXB_TYPES: [(&str, f64); 7] = [
     ("article", 0.930),
@@ -131,7 +132,7 @@ const MEASURED_WCXB_TYPES: [(&str, f64); 7] = [
     ("documentation", 0.932),
     ("forum", 0.743),
     ("listing", 0.617),
-    ("product", 0.537),
+    ("product", 0.544),
     ("service", 0.794),
 ];
 
