@@ -715,22 +715,19 @@ pub(crate) fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool, H
     let mut j = skip_until(run, start, NAME_END);
     let name = &run[start..j];
     let mut hint: Hints = (Hint::None, Hint::None, false, 0, 0);
-    // A tab panel is hidden until its tab is chosen: text the page shows a reader on a click,
-    // not text it keeps from the reader.
-    let mut panel = false;
-    let shown = |mut hint: Hints, panel: bool| {
-        hint.2 &= !panel;
-        hint
+    let mut shown = Shown {
+        dialog_tag: name.eq_ignore_ascii_case(b"dialog"),
+        ..Shown::default()
     };
     loop {
         // Before attribute name.
         j = skip_spaces(run, j);
         match run.get(j).copied()? {
-            b'>' => return Some((j + 1, name, false, shown(hint, panel))),
+            b'>' => return Some((j + 1, name, false, shown.of(hint))),
             b'/' => {
                 j += 1;
                 if run.get(j) == Some(&b'>') {
-                    return Some((j + 1, name, true, shown(hint, panel)));
+                    return Some((j + 1, name, true, shown.of(hint)));
                 }
                 continue;
             }
@@ -744,6 +741,7 @@ pub(crate) fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool, H
         let hidden_attr = attr_name.eq_ignore_ascii_case(b"hidden");
         let style = attr_name.eq_ignore_ascii_case(b"style");
         let class = attr == Some(HintAttr::Class);
+        shown.open |= attr_name.eq_ignore_ascii_case(b"open");
         // After attribute name.
         j = skip_spaces(run, j);
         if run.get(j).copied()? != b'=' {
@@ -763,9 +761,9 @@ pub(crate) fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool, H
                     add_hint(&mut hint, attr, value_hint);
                 }
                 hint.2 |= hides_element(hidden_attr, style, class, value);
-                panel |= attr == Some(HintAttr::Role) && tab_panel(value);
+                shown.attribute(attr_name, attr, value);
             }
-            b'>' => return Some((j + 1, name, false, shown(hint, panel))),
+            b'>' => return Some((j + 1, name, false, shown.of(hint))),
             _ => {
                 value_start = j;
                 j = skip_until(run, j, UNQUOTED_END);
@@ -775,10 +773,59 @@ pub(crate) fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool, H
                     add_hint(&mut hint, attr, value_hint);
                 }
                 hint.2 |= hides_element(hidden_attr, style, class, value);
-                panel |= attr == Some(HintAttr::Role) && tab_panel(value);
+                shown.attribute(attr_name, attr, value);
             }
         }
     }
+}
+
+/// What a tag's attributes say of whether a reader sees the element, beside what hides it
+/// ([`hides_element`]). A tab panel is hidden until its tab is chosen: text the page shows a
+/// reader on a click, not text it keeps from the reader. A dialog opens over the page (WAI-ARIA's
+/// `dialog` and `alertdialog`, `aria-modal=true`, a `<dialog>` not `open`): a cookie consent's
+/// preference centre, a sign-up form, a menu's drawer, a picture's lightbox, shown over the page
+/// or on a reader's action and never part of its text; `aria-modal=false` says it is part of the
+/// page's flow.
+#[derive(Default)]
+struct Shown {
+    /// The tag is a `<dialog>`.
+    dialog_tag: bool,
+    /// It has an `open` attribute.
+    open: bool,
+    /// Its `role` names a tab panel.
+    panel: bool,
+    /// Its `role` names a dialog.
+    dialog_role: bool,
+    /// Its `aria-modal`, if it has one: whether it says `true`.
+    aria_modal: Option<bool>,
+}
+
+impl Shown {
+    /// Reads an attribute with a value.
+    #[inline]
+    fn attribute(&mut self, name: &[u8], attr: Option<HintAttr>, value: &[u8]) {
+        if attr == Some(HintAttr::Role) {
+            self.panel |= tab_panel(value);
+            self.dialog_role |= dialog_role(value);
+        } else if name.eq_ignore_ascii_case(b"aria-modal") {
+            self.aria_modal = Some(value.eq_ignore_ascii_case(b"true"));
+        }
+    }
+
+    /// `hint` with its hidden flag as the attributes read say.
+    #[inline]
+    fn of(&self, mut hint: Hints) -> Hints {
+        let dialog = (self.dialog_tag && !self.open) || self.aria_modal.unwrap_or(self.dialog_role);
+        hint.2 = (hint.2 && !self.panel) || dialog;
+        hint
+    }
+}
+
+/// True when a `role` value names a dialog (WAI-ARIA's `dialog`, `alertdialog`).
+fn dialog_role(value: &[u8]) -> bool {
+    value
+        .split(|b| !b.is_ascii_alphanumeric())
+        .any(|w| w.eq_ignore_ascii_case(b"dialog") || w.eq_ignore_ascii_case(b"alertdialog"))
 }
 
 /// True when a `role` value names a tab panel (WAI-ARIA's `tabpanel`).
@@ -878,6 +925,16 @@ mod tests {
         assert_eq!(
             hidden(r#"<div style="display: block" data-hidden="1" class="unhidden">"#),
             [false]
+        );
+        // A dialog opens over the page: WAI-ARIA's roles, a modal, a `<dialog>` not open; one
+        // that says it is not modal is part of the page's flow.
+        assert_eq!(
+            hidden(
+                r#"<div role="dialog"><div ROLE=alertdialog aria-modal="false"><div
+                aria-modal=true><dialog class=x><dialog open><section role='Dialog' tabindex=-1>
+                <div aria-modal="false"><dialog aria-modal=false>"#
+            ),
+            [true, false, true, true, false, true, false, true]
         );
         // A tab panel waits for its tab, in whatever order its attributes come; a menu hidden
         // the same way stays hidden.

@@ -122,11 +122,12 @@ pub struct Block {
     /// around the main text ([`Block::marker`]) is a gallery of pictures by a word of its `class`
     /// (`gallery`, `slideshow`, `carousel`): the block is a picture's legend.
     pub gallery: bool,
-    /// True when one of the block's open containers (below `html` and `body`) is not rendered: a
-    /// `hidden` attribute, a `style` of `display: none` or `visibility: hidden`, or a class name
-    /// the common style sheets hide (an element the page shows only on a reader's action, or
-    /// never: metadata for machines, a dialog, text for screen readers): the document-order
-    /// ordinal of the outermost such container.
+    /// Set when one of the block's open containers (below `html` and `body`) is not rendered: a
+    /// `hidden` attribute, a `style` of `display: none` or `visibility: hidden`, a class name
+    /// the common style sheets hide, or a dialog that opens over the page (WAI-ARIA's `dialog`,
+    /// `aria-modal=true`, a `<dialog>` not `open`): an element the page shows only on a reader's
+    /// action, over the page, or never (metadata for machines, a cookie consent, text for screen
+    /// readers). The document-order ordinal of the outermost such container.
     pub hidden: Option<u32>,
     /// Document-order ordinal of the innermost open container (below `html` and `body`) whose
     /// `class` or `id` has a word naming reviews (`review`, `reviews`: `product-reviews`,

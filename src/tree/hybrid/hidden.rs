@@ -3,7 +3,9 @@
 //! text): a block inside an element whose markup says a browser does not render it is not part
 //! of the page a reader sees. The class names that the common style sheets define as hidden
 //! (Bootstrap's `hidden`, `d-none`, `sr-only`, WordPress's `screen-reader-text`, ...) say the
-//! same. What pages hide is mostly a copy of their own text for machines (a schema.org block
+//! same, and so does a dialog (WAI-ARIA's `dialog` and `alertdialog`, `aria-modal=true`, a
+//! `<dialog>` not `open`): it opens over the page, a cookie consent's preference centre or a
+//! sign-up form, and is none of its text even when a crawler finds it open. What pages hide is mostly a copy of their own text for machines (a schema.org block
 //! repeating the headline, the author and the whole article body), a dialog or menu opened on a
 //! click, a comment form's messages, collapsed comments, the labels of screen readers. Neither
 //! the tree nor the page's structure can tell such a copy from the text: it is unique at the
@@ -205,6 +207,27 @@ ship it the same day: a coffee no older than the week you drink it.</p></footer>
             "{with} of {} phrases, {leaked} leaked",
             snippets.with.len()
         );
+    }
+
+    #[test]
+    fn dialogs_over_real_pages_are_not_their_text() {
+        // Allrecipes' dinner recipes under a cookie consent's preference centre of purposes
+        // (`role=dialog`), which outweighed the listing; GameFAQs' thread under a modal
+        // (`aria-modal=true`) of sign-up text.
+        let urls = [
+            "https://www.allrecipes.com/recipes/17562/dinner/",
+            "https://gamefaqs.gamespot.com/boards/189706-nintendo-switch/80702016",
+        ];
+        let pages = super::super::fixtures::corpus_pages("wcxb-dev", &urls);
+        for (url, (html, _, snippets)) in urls.iter().zip(pages) {
+            let (with, leaked) =
+                super::super::fixtures::phrases_found(&html, &snippets, Rules::default());
+            assert!(
+                2 * with > snippets.with.len() && leaked <= 2,
+                "{url}: {with} of {} phrases, {leaked} leaked",
+                snippets.with.len()
+            );
+        }
     }
 
     #[test]
