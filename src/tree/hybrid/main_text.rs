@@ -335,7 +335,12 @@ pub fn drop_nested_articles(
     out: &mut [Reason],
     links_are_text: bool,
     sections: bool,
+    frames: bool,
 ) {
+    let outers = outer_articles(blocks, out, links_are_text);
+    if frames {
+        drop_post_frames(blocks, out, &outers);
+    }
     let own: u64 = blocks
         .iter()
         .zip(out.iter())
@@ -344,32 +349,6 @@ pub fn drop_nested_articles(
         .sum();
     if own < MIN_MARKED_MAIN {
         return;
-    }
-    // Per outermost article: its own text in phrases, and its nested articles (the last seen
-    // and how many). Outermost articles are disjoint subtrees, so their blocks are contiguous
-    // and they come in the order of their ordinals.
-    let mut outers: Vec<(u32, u64, u32, u32)> = Vec::new();
-    for (block, reason) in blocks.iter().zip(out.iter()) {
-        let Some((outer, inner, aside)) = articles(block) else {
-            continue;
-        };
-        if outers.last().is_none_or(|o| o.0 != outer) {
-            outers.push((outer, 0, u32::MAX, 0));
-        }
-        let Some(entry) = outers.last_mut() else {
-            continue;
-        };
-        match inner {
-            Some(inner) if entry.2 != inner => {
-                entry.2 = inner;
-                entry.3 += 1;
-            }
-            Some(_) => {}
-            None if *reason == Reason::Unique && !aside => {
-                entry.1 += u64::from(text_chars(block, links_are_text).saturating_sub(BLOCK_COST));
-            }
-            None => {}
-        }
     }
     let sections = if sections {
         article_sections(blocks, out, links_are_text)
@@ -385,14 +364,94 @@ pub fn drop_nested_articles(
         if inner.is_some_and(section) {
             continue;
         }
-        let related = articles(block)
-            .and_then(|(outer, _, _)| {
-                let i = outers.binary_search_by_key(&outer, |o| o.0).ok()?;
-                outers.get(i)
-            })
-            .is_none_or(|o| o.1 >= MIN_MARKED_MAIN || o.3 >= 2);
+        let related =
+            outer_of(&outers, block).is_none_or(|o| o.own >= MIN_MARKED_MAIN || o.inners >= 2);
         if related {
             *reason = Reason::OutsideMainSubtree;
+        }
+    }
+}
+
+/// One outermost `<article>` of a page: its ordinal, its own text in phrases (blocks not in a
+/// nested article nor in an `<aside>`, each less [`BLOCK_COST`]), the last of its nested
+/// articles seen and how many it holds.
+#[derive(Clone, Copy, Debug)]
+struct Outer {
+    article: u32,
+    own: u64,
+    last_inner: u32,
+    inners: u32,
+}
+
+impl Outer {
+    /// A post of a thread around its message body: one nested article and, beside it, less
+    /// than [`MIN_MARKED_MAIN`] characters of text of its own in phrases (a frame of labels).
+    fn is_post(&self) -> bool {
+        self.inners == 1 && self.own < MIN_MARKED_MAIN
+    }
+}
+
+/// The page's outermost articles, in the order of their ordinals. Outermost articles are
+/// disjoint subtrees, so their blocks are contiguous.
+fn outer_articles(blocks: &[BlockFacts<'_>], out: &[Reason], links_are_text: bool) -> Vec<Outer> {
+    let mut outers: Vec<Outer> = Vec::new();
+    for (block, reason) in blocks.iter().zip(out) {
+        let Some((outer, inner, aside)) = articles(block) else {
+            continue;
+        };
+        if outers.last().is_none_or(|o| o.article != outer) {
+            outers.push(Outer {
+                article: outer,
+                own: 0,
+                last_inner: u32::MAX,
+                inners: 0,
+            });
+        }
+        let Some(entry) = outers.last_mut() else {
+            continue;
+        };
+        match inner {
+            Some(inner) if entry.last_inner != inner => {
+                entry.last_inner = inner;
+                entry.inners += 1;
+            }
+            Some(_) => {}
+            None if *reason == Reason::Unique && !aside => {
+                let text = text_chars(block, links_are_text).saturating_sub(BLOCK_COST);
+                entry.own += u64::from(text);
+            }
+            None => {}
+        }
+    }
+    outers
+}
+
+/// The outer article of `block` among `outers`, if it lies in one.
+fn outer_of<'o>(outers: &'o [Outer], block: &BlockFacts<'_>) -> Option<&'o Outer> {
+    let (outer, _, _) = articles(block)?;
+    let i = outers.binary_search_by_key(&outer, |o| o.article).ok()?;
+    outers.get(i)
+}
+
+/// Least posts ([`Outer::is_post`]) that make a thread whose posts' frames are dropped.
+pub const MIN_POSTS: usize = 2;
+
+/// Drops the frames of a thread's posts: where [`MIN_POSTS`] outer articles or more are posts,
+/// each around one message body (XenForo marks a post as an `<article>` around its body, itself
+/// an `<article>`), what a post holds beside its body is its frame (its author's name, title and
+/// join date, the counts of their messages and reactions, a signature, "Reply" and "Report"),
+/// not its text: the body bounds it, as an article bounds the text of a page
+/// ([`bound_by_marked`]).
+fn drop_post_frames(blocks: &[BlockFacts<'_>], out: &mut [Reason], outers: &[Outer]) {
+    if outers.iter().filter(|o| o.is_post()).count() < MIN_POSTS {
+        return;
+    }
+    for (block, reason) in blocks.iter().zip(out.iter_mut()) {
+        if *reason == Reason::Unique
+            && !block.nested_article
+            && outer_of(outers, block).is_some_and(Outer::is_post)
+        {
+            *reason = Reason::Marked;
         }
     }
 }
@@ -610,8 +669,8 @@ pub fn drop_outside(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main) {
 #[cfg(test)]
 mod tests {
     use super::super::fixtures::{
-        assert_most_phrases_found, block, corpus_pages, judge, phrases_found, run, run_params,
-        run_with, ARTICLE,
+        assert_most_phrases_found, block, corpus_pages, f1_with_and_without, judge, phrases_found,
+        run, run_params, run_with, ARTICLE,
     };
     use super::super::{Params, Rules};
     use crate::blocks::Hint;
@@ -914,6 +973,33 @@ mod tests {
             !with.iter().any(|t| t.starts_with("Another story")),
             "{with:?}"
         );
+        // Each reply's frame beside its body, its author's name and counts and its signature,
+        // is not its text; the opening post, an article without a body nested in it, keeps all.
+        for frame in ["Member 1", "Joined", sig] {
+            assert!(!with.iter().any(|t| t == frame), "{frame:?} in {with:?}");
+        }
+        let off = kept(&html, Rules::default().without("post_frames").unwrap());
+        assert!(off.iter().any(|t| t == "Member 2"), "{off:?}");
+        assert!(off.iter().any(|t| t == sig), "{off:?}");
+    }
+
+    /// XenForo threads on their domain's first page: WCXB's gold holds the posts' bodies, not
+    /// their authors' panels ("Joined", "Member Type", "Home Country") nor "Click to expand".
+    #[test]
+    fn the_frames_of_real_threads_posts_are_dropped() {
+        let urls = [
+            "https://www.usingenglish.com/forum/threads/car-rental-or-car-rent.115684/",
+            "https://www.avforums.com/threads/discussion-of-our-review-of-apple-ipad-pro-tablet-2024.2509029/",
+        ];
+        let pages = corpus_pages("wcxb-dev", &urls);
+        assert_eq!(pages.len(), urls.len());
+        for (url, (html, gold, _)) in urls.iter().zip(pages) {
+            let (with, without) = f1_with_and_without(&html, &gold, "post_frames", kept);
+            assert!(
+                with > without + 0.05,
+                "{url}: {with:.3} with, {without:.3} without"
+            );
+        }
     }
 
     /// Threads of XenForo forums on their domain's first page, each reply an article around its

@@ -93,6 +93,10 @@ pub struct Rules {
     /// and holding more than a teaser's text is a section of it (a listicle's item), not related
     /// content.
     pub article_sections: bool,
+    /// [`main_text`]: where two outer articles or more are posts, each around one message body
+    /// with a frame of short labels, what a post holds beside its body (its author's panel, a
+    /// signature) is dropped.
+    pub post_frames: bool,
     /// [`main_text`]: when the main subtree is one section of the page's `<main>`, the other
     /// sections of it whose own text outweighs their dropped text are kept.
     pub main_sections: bool,
@@ -148,6 +152,7 @@ impl Default for Rules {
             main_subtree: true,
             marked_main: true,
             article_sections: true,
+            post_frames: true,
             main_sections: true,
             narrow: true,
             lead_in: true,
@@ -168,7 +173,7 @@ impl Default for Rules {
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 24] = [
+    pub const NAMES: [&'static str; 25] = [
         "template",
         "links",
         "index_pages",
@@ -179,6 +184,7 @@ impl Rules {
         "main_subtree",
         "marked_main",
         "article_sections",
+        "post_frames",
         "main_sections",
         "narrow",
         "lead_in",
@@ -208,6 +214,7 @@ impl Rules {
             "main_subtree" => &mut self.main_subtree,
             "marked_main" => &mut self.marked_main,
             "article_sections" => &mut self.article_sections,
+            "post_frames" => &mut self.post_frames,
             "main_sections" => &mut self.main_sections,
             "narrow" => &mut self.narrow,
             "lead_in" => &mut self.lead_in,
@@ -469,8 +476,8 @@ fn classify_with(
         }
     }
     if params.rules.marked_main {
-        let sections = params.rules.article_sections;
-        main_text::drop_nested_articles(blocks, out, index_page, sections);
+        let (sections, frames) = (params.rules.article_sections, params.rules.post_frames);
+        main_text::drop_nested_articles(blocks, out, index_page, sections, frames);
     }
     if params.rules.lead_in && trusted {
         main_text::keep_lead_in(blocks, out, main);
