@@ -16,7 +16,7 @@
 //!   article with its comments, the marks draw the line between them and stand, and so do
 //!   they around a declared product's reviews, what readers say beside the product.
 //! - **A listing** ([`keep_listing`]): a page whose largest region of records holds more text
-//!   than it kept, and which keeps no paragraph of its own ([`PARAGRAPH`]) or only the
+//!   than it kept outside its regions of records, and which keeps no paragraph of its own ([`PARAGRAPH`]) or only the
 //!   listing's introduction (the records hold [`INTRO_SHARE`] times its text, which comes
 //!   before them), is a listing, a front page, a category, a grid of products or search
 //!   results: every item is a link or sits in one, so link density dropped them all. The
@@ -363,7 +363,8 @@ pub fn show_panels<'a>(
 
 /// Keeps the records of a page's largest region of records when the page is a listing: their
 /// blocks dropped as link-dense or outside the main subtree. A page is a listing when its
-/// records hold more text than it kept and either it keeps no paragraph of its own, or what it
+/// records hold more text than it kept outside its regions of records (their summaries kept as
+/// the units of sections are theirs) and either it keeps no paragraph of its own, or what it
 /// keeps is the listing's introduction: the records hold at least [`INTRO_SHARE`] times as much
 /// text, and most of the kept text comes before them (a category's description above its
 /// grid, a section's lead above its stories; an article's text beside a list of related
@@ -398,7 +399,16 @@ pub fn keep_listing(
         .map(|(r, c)| (r, c.chars))
         .collect();
     let &(region, chars) = records.iter().max_by_key(|&&(_, c)| c)?;
-    if chars < kept {
+    // The records' own text that the units rule kept (a front page's summaries under their
+    // sections' headings) is not a text of the page's set against them.
+    let mut in_records = vec![false; blocks.len()];
+    for (r, _) in &records {
+        for i in r.blocks() {
+            in_records[i] = true;
+        }
+    }
+    let outside = (0..blocks.len()).filter(|&i| !in_records[i]);
+    if chars < chars_where(blocks, out, outside, |r| r.label() == Label::Content) {
         return None;
     }
     if prose {
