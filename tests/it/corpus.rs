@@ -132,9 +132,9 @@ const MEASURED_WCXB_TYPES: [(&str, f64); 7] = [
     ("collection", 0.577),
     ("documentation", 0.932),
     ("forum", 0.757),
-    ("listing", 0.630),
+    ("listing", 0.636),
     ("product", 0.551),
-    ("service", 0.795),
+    ("service", 0.798),
 ];
 
 #[test]
