@@ -337,6 +337,10 @@ pub fn drop_nested_articles(
     sections: bool,
     frames: bool,
 ) {
+    // Both rules speak only of articles nested in another.
+    if !blocks.iter().any(|b| b.nested_article) {
+        return;
+    }
     let outers = outer_articles(blocks, out, links_are_text);
     if frames {
         drop_post_frames(blocks, out, &outers);
