@@ -5,11 +5,12 @@
 //! (Bootstrap's `hidden`, `d-none`, `sr-only`, WordPress's `screen-reader-text`, ...) say the
 //! same, and so does a dialog (WAI-ARIA's `dialog` and `alertdialog`, `aria-modal=true`, a
 //! `<dialog>` not `open`): it opens over the page, a cookie consent's preference centre or a
-//! sign-up form, and is none of its text even when a crawler finds it open. What pages hide is mostly a copy of their own text for machines (a schema.org block
-//! repeating the headline, the author and the whole article body), a dialog or menu opened on a
-//! click, a comment form's messages, collapsed comments, the labels of screen readers. Neither
-//! the tree nor the page's structure can tell such a copy from the text: it is unique at the
-//! page's node and often sits beside the article in the main subtree, where it doubles the text.
+//! sign-up form, and is none of its text even when a crawler finds it open. What pages hide is
+//! mostly a copy of their own text for machines (a schema.org block repeating the headline, the
+//! author and the whole article body), a dialog or menu opened on a click, a comment form's
+//! messages, collapsed comments, the labels of screen readers. Neither the tree nor the page's
+//! structure can tell such a copy from the text: it is unique at the page's node and often sits
+//! beside the article in the main subtree, where it doubles the text.
 //!
 //! Hidden text is dropped before the other page rules, and the main subtree does not weigh it
 //! either way: it says nothing of where the text a reader sees is. A page that shows less than
@@ -21,6 +22,7 @@
 //! hidden: it waits for its tab, and what it holds is shown to a reader who chooses it.
 
 use super::markup::MIN_MARKED_MAIN;
+use super::units::own_chars;
 use crate::tree::{BlockFacts, Reason};
 
 /// Drops the still-unique blocks inside hidden elements, unless the page's still-unique visible
@@ -61,14 +63,14 @@ fn revealed_text(blocks: &[BlockFacts<'_>], out: &[Reason]) -> Option<u32> {
         .iter()
         .zip(out)
         .filter(|(b, r)| **r == Reason::Unique && b.hidden.is_none())
-        .map(|(b, _)| u64::from(b.chars - b.link_chars.min(b.chars)))
+        .map(|(b, _)| own_chars(b))
         .sum();
     let held = |e: u32| {
         blocks
             .iter()
             .zip(out)
             .filter(|(b, r)| **r == Reason::Unique && !b.h1 && b.hidden == Some(e))
-            .map(|(b, _)| u64::from(b.chars - b.link_chars.min(b.chars)))
+            .map(|(b, _)| own_chars(b))
             .sum::<u64>()
     };
     blocks

@@ -16,9 +16,9 @@
 //!   article with its comments, the marks draw the line between them and stand, and so do
 //!   they around a declared product's reviews, what readers say beside the product.
 //! - **A listing** ([`keep_listing`]): a page whose largest region of records holds more text
-//!   than it kept outside its regions of records, and which keeps no paragraph of its own ([`PARAGRAPH`]) or only the
-//!   listing's introduction (the records hold [`INTRO_SHARE`] times its text, which comes
-//!   before them), is a listing, a front page, a category, a grid of products or search
+//!   than it kept outside its regions of records, and which keeps no paragraph of its own
+//!   ([`PARAGRAPH`]) or only the listing's introduction (the records hold [`INTRO_SHARE`] times
+//!   its text, which comes before them), is a listing, a front page, a category, a grid of products or search
 //!   results: every item is a link or sits in one, so link density dropped them all. The
 //!   region's items are its content, headlines and all. Records are at least
 //!   [`MIN_LISTING_UNITS`] units of at most [`MAX_UNIT_BLOCKS`] blocks on average, more than a
@@ -95,7 +95,7 @@ fn chars_where(
 }
 
 /// The characters of `block` outside links.
-fn own_chars(block: &BlockFacts<'_>) -> u64 {
+pub(super) fn own_chars(block: &BlockFacts<'_>) -> u64 {
     u64::from(block.chars.saturating_sub(block.link_chars))
 }
 
