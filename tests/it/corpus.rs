@@ -186,8 +186,9 @@ fn domain_corpus(domain: &str, dir: &std::path::Path) -> usize {
 /// A shop's pages (most of them categories) read in turn, so that the tree trusts their node after the first
 /// few: their product cards (a name linked, a price, a rating, the specifications' labels the
 /// site repeats on every card) change from page to page and are the content, which
-/// `trusted_listings` keeps; without it the labels go as the site's template and the names as
-/// links.
+/// `trusted_listings` keeps, the buying guide below the grid with them (the records open each
+/// page, right under its title); without it the labels go as the site's template and the names
+/// as links.
 #[test]
 fn a_shops_categories_keep_their_products_once_the_node_is_trusted() {
     let dir = tempfile::tempdir().unwrap();
@@ -200,9 +201,9 @@ fn a_shops_categories_keep_their_products_once_the_node_is_trusted() {
         (run.report.overall.f1_bow, run.report.overall.recall)
     };
     let ((with, recall), (without, recall_without)) = (run(true), run(false));
-    // Measured: 0.482 against 0.444 bag-of-words F1, recall 0.426 against 0.377.
+    // Measured: 0.683 against 0.517 bag-of-words F1, recall 0.761 against 0.436.
     assert!(
-        with > without + 0.02 && recall > recall_without + 0.03,
+        with > without + 0.1 && recall > recall_without + 0.2,
         "REI: {with:.3} F1 (recall {recall:.3}) with trusted_listings, \
          {without:.3} ({recall_without:.3}) without"
     );

@@ -130,9 +130,9 @@ pub struct Rules {
     /// [`units`]: a grid of cards, each one headline link, introduced by the page's own text
     /// is a listing's records.
     pub grids: bool,
-    /// [`units`]: at a trusted node, on a page that keeps no paragraph of its own, a listing's
-    /// records that the page alone holds (their headlines new to the node) are its content, the
-    /// labels they repeat included.
+    /// [`units`]: at a trusted node, on a page that keeps no paragraph of its own or whose
+    /// records open it (right under its title), a listing's records that the page alone holds
+    /// (their headlines new to the node) are its content, the labels they repeat included.
     pub trusted_listings: bool,
     /// [`units`]: a run of cards, each two blocks or more that are all a link's text (one link
     /// around the card), reads its headlines as the cards' whole text.

@@ -17,27 +17,30 @@
 //!   they around a declared product's reviews, what readers say beside the product.
 //! - **A listing** ([`keep_listing`]): a page whose largest region of records holds more text
 //!   than it kept outside its regions of records, and which keeps no paragraph of its own
-//!   ([`PARAGRAPH`]) or only the listing's introduction (the records hold [`INTRO_SHARE`] times
-//!   its text, which comes before them), is a listing, a front page, a category, a grid of products or search
-//!   results: every item is a link or sits in one, so link density dropped them all. The
-//!   region's items are its content, headlines and all. Records are at least
-//!   [`MIN_LISTING_UNITS`] units of at most [`MAX_UNIT_BLOCKS`] blocks on average, more than a
-//!   headline each (a date, a snippet, a price beside it), whose links read as headlines
-//!   ([`HEADLINE_CHARS`]), not marked or hidden by the markup, most without a text longer than
-//!   a teaser ([`TEASER_CHARS`]): a menu's items are a word or two each, a mega-menu's units
-//!   dozens of links, a list of bare links in a sidebar ("most popular posts") a headline each,
-//!   and a sidebar's column of such lists under their headings is widgets, not records. A grid
-//!   whose every unit is one headline link (a card that is its title) reads as records only
-//!   where the page's own text introduces it (`grids`); a run of cards that one link each
-//!   wraps whole (a job's title, company, place and pay) reads its headlines as the cards'
-//!   whole text, not block by block (`cards`). At a node the tree trusts, only a page
-//!   that keeps no paragraph of its own is looked at, and only regions whose records are new to
-//!   the page ([`new_records`]: their headlines counted on this page alone); their units are
-//!   kept whole, the labels they repeat included (`trusted_listings`): records that change from
+//!   ([`PARAGRAPH`]) or only what goes with the listing (the records hold [`INTRO_SHARE`] times
+//!   its text, which comes before them, or they open the page right under its title), is a
+//!   listing, a front page, a category, a grid of products or search results: every item is a
+//!   link or sits in one, so link density dropped them all. The region's items are its
+//!   content, headlines and all. Records are at least [`MIN_LISTING_UNITS`] units of at most
+//!   [`MAX_UNIT_BLOCKS`] blocks on average, more than a headline each (a date, a snippet, a
+//!   price beside it), whose links read as headlines (from [`HEADLINE_CHARS`] to a line,
+//!   [`TEASER_CHARS`]), not marked or hidden by the markup, most without a text longer than a
+//!   teaser: a menu's items are a word or two each, a filter's list of languages one long line
+//!   of links, a mega-menu's units dozens of links, a list of bare links in a sidebar ("most
+//!   popular posts") a headline each, and a sidebar's column of such lists under their
+//!   headings is widgets, not records. A grid whose every unit is one headline link (a card
+//!   that is its title) reads as records only where the page's own text introduces it
+//!   (`grids`); a run of cards that one link each wraps whole (a job's title, company, place
+//!   and pay) reads its headlines as the cards' whole text, not block by block (`cards`). At a
+//!   node the tree trusts, only a page that keeps no paragraph of its own, or whose records
+//!   open it, is looked at, and only regions whose records are new to the page
+//!   ([`new_records`]: their headlines counted on this page alone); their units are kept
+//!   whole, the labels they repeat included (`trusted_listings`): records that change from
 //!   page to page are content, a region that recurs on every page is template. A site's
 //!   rotating lists (the latest stories under every article, new on each page) are records new
-//!   to the page as much as a category's are, and nothing the page shows tells them apart; an
-//!   article at the node keeps its paragraphs, a category or a shop's grid keeps none.
+//!   to the page as much as a category's are, and nothing the records show tells them apart;
+//!   an article at the node keeps its paragraphs under its title, a category or a shop's grid
+//!   keeps none, or keeps them below the records that open it (a buying guide).
 //! - **Collapsed sections** ([`show_panels`]): a page shows the heading of each section of a
 //!   run and hides its text until a reader opens it: an accordion of a product's description,
 //!   specifications and shipping, a guide's steps, a page's questions and answers. When every
@@ -365,12 +368,14 @@ pub fn show_panels<'a>(
 /// blocks dropped as link-dense or outside the main subtree. A page is a listing when its
 /// records hold more text than it kept outside its regions of records (their summaries kept as
 /// the units of sections are theirs) and either it keeps no paragraph of its own, or what it
-/// keeps is the listing's introduction: the records hold at least [`INTRO_SHARE`] times as much
-/// text, and most of the kept text comes before them (a category's description above its
+/// keeps goes with the listing: the records hold at least [`INTRO_SHARE`] times as much text,
+/// and either most of the kept text comes before them (a category's description above its
 /// grid, a section's lead above its stories; an article's text beside a list of related
 /// stories is comparable to the list, and a sidebar beside it is no region its text leads
-/// into). Regions of link lists (see [`link_lists`]) are no records. Returns the listing's
-/// layout, `None` when the page is no listing.
+/// into) or the records open the page (see [`opens_page`]: a category's grid under its title,
+/// its buying guide below). At a trusted node a page that keeps a text of its own is a listing
+/// only where its records open it. Regions of link lists (see [`link_lists`]) are no records.
+/// Returns the listing's layout, `None` when the page is no listing.
 pub fn keep_listing(
     blocks: &[BlockFacts<'_>],
     out: &mut [Reason],
@@ -382,13 +387,8 @@ pub fn keep_listing(
         r.label() == Label::Content
     });
     let prose = kept_prose(blocks, out) > 0;
-    // At a trusted node, a page with a text of its own is its node's article: the records new
-    // to it are the site's rotating lists (see the module's notes).
-    if trusted && prose {
-        return None;
-    }
     let lists = LinkLists::of(blocks, regions);
-    let records: Vec<(&Region, u64)> = regions
+    let records: Vec<(&Region, Records)> = regions
         .iter()
         .filter_map(|r| records(blocks, r, how).map(|c| (r, c)))
         // A grid of bare headline links is a category's only where the page's own text
@@ -396,9 +396,8 @@ pub fn keep_listing(
         .filter(|(_, c)| prose || !c.bare)
         .filter(|(r, _)| !lists.holds(blocks, r))
         .filter(|(r, _)| !trusted || new_records(blocks, r))
-        .map(|(r, c)| (r, c.chars))
         .collect();
-    let &(region, chars) = records.iter().max_by_key(|&&(_, c)| c)?;
+    let &(region, Records { chars, bare }) = records.iter().max_by_key(|(_, c)| c.chars)?;
     // The records' own text that the units rule kept (a front page's summaries under their
     // sections' headings) is not a text of the page's set against them.
     let mut in_records = vec![false; blocks.len()];
@@ -414,7 +413,11 @@ pub fn keep_listing(
     if prose {
         let first = region.units.first().map_or(0, |u| u.blocks.start);
         let before = chars_where(blocks, out, 0..first, |r| r.label() == Label::Content);
-        if chars < INTRO_SHARE * kept || 2 * before < kept {
+        let introduced = 2 * before >= kept;
+        let opens = !bare && opens_page(blocks, out, first);
+        // At a trusted node, a page with a text of its own is its node's article, the records
+        // new to it the site's rotating lists (see the module's notes), unless they open it.
+        if chars < INTRO_SHARE * kept || !(opens || (introduced && !trusted)) {
             return None;
         }
     }
@@ -444,6 +447,20 @@ pub fn keep_listing(
     })
 }
 
+/// True when records starting at block `first` open the page: they follow its `<h1>` with
+/// nothing kept between. A listing's title heads its records (a category's name above its
+/// grid); an article's title heads its text, and the stories it lists come after that text. A
+/// grid of bare headline links does not open a page this way: a filter's or a menu's links sit
+/// under a title as readily.
+fn opens_page(blocks: &[BlockFacts<'_>], out: &[Reason], first: usize) -> bool {
+    blocks[..first]
+        .iter()
+        .rposition(|b| b.h1)
+        .is_some_and(|h1| {
+            chars_where(blocks, out, h1 + 1..first, |r| r.label() == Label::Content) == 0
+        })
+}
+
 /// How [`keep_listing`] looks for records: at a node the tree trusts (only records the page
 /// alone holds, see [`new_records`]), and whether grids of bare headline links count.
 #[derive(Clone, Copy, Debug)]
@@ -458,26 +475,32 @@ pub struct Listings {
     pub cards: bool,
 }
 
-/// True when a page at a trusted node may be a listing of records new to it: it keeps no
-/// paragraph of its own ([`PARAGRAPH`]), at least [`MIN_LISTING_UNITS`] blocks the page alone
-/// holds were dropped as link-dense headlines, and they weigh at least a third
-/// ([`INTRO_SHARE`]) of what the page kept (a listing's records outweigh its kept text, and
-/// their headlines are a good part of them). A cheap test before the page's regions are looked
-/// for.
+/// True when a page at a trusted node may be a listing of records new to it: at least
+/// [`MIN_LISTING_UNITS`] blocks the page alone holds were dropped as link-dense headlines,
+/// they weigh at least a third ([`INTRO_SHARE`]) of what the page kept (a listing's records
+/// outweigh its kept text, and their headlines are a good part of them), and the page keeps no
+/// paragraph of its own ([`PARAGRAPH`]) or [`MIN_LISTING_UNITS`] of the headlines follow its
+/// `<h1>` with nothing kept between (records that may open the page, see [`keep_listing`]). A
+/// cheap test before the page's regions are looked for.
 pub fn may_list_new_records(blocks: &[BlockFacts<'_>], out: &[Reason]) -> bool {
     let (mut headlines, mut chars, mut kept) = (0usize, 0u64, 0u64);
+    // Headlines after the `<h1>` with nothing kept between, while they run.
+    let (mut prose, mut after_h1, mut opened) = (false, None, false);
     for (b, &r) in blocks.iter().zip(out) {
         if r.label() == Label::Content {
-            if own_chars(b) >= u64::from(PARAGRAPH) {
-                return false;
-            }
+            prose |= own_chars(b) >= u64::from(PARAGRAPH);
+            after_h1 = b.h1.then_some(0);
             kept += u64::from(b.chars);
+        } else if b.h1 {
+            after_h1 = Some(0);
         } else if r == Reason::LinkDense && own_page(b) && u64::from(b.chars) >= HEADLINE_CHARS {
+            after_h1 = after_h1.map(|n| n + 1);
+            opened |= after_h1 >= Some(MIN_LISTING_UNITS);
             headlines += 1;
             chars += u64::from(b.chars);
         }
     }
-    headlines >= MIN_LISTING_UNITS && INTRO_SHARE * chars >= kept
+    headlines >= MIN_LISTING_UNITS && INTRO_SHARE * chars >= kept && (!prose || opened)
 }
 
 /// True when most units of `region` hold a headline the page alone holds: records that change
@@ -621,8 +644,11 @@ fn records(blocks: &[BlockFacts<'_>], region: &Region, how: Listings) -> Option<
                 .any(|b| own_chars(b) > u64::from(TEASER_CHARS))
         })
         .count();
+    // A headline is a line: a link block of more (a filter's list of languages run into one
+    // line of links) is a menu.
+    let lines = link_block_chars <= u64::from(TEASER_CHARS) * link_blocks;
     let headlines = link_blocks == 0
-        || link_block_chars >= HEADLINE_CHARS * link_blocks
+        || (link_block_chars >= HEADLINE_CHARS * link_blocks && lines)
         || (how.cards && cards(blocks, region) && chars >= HEADLINE_CHARS * units as u64);
     // More than a headline each, or a grid of cards each one headline link (`grids`).
     let bare = count == units && link_blocks as usize == units;
@@ -763,6 +789,41 @@ mod tests {
             "{kept:?}"
         );
         assert_eq!(kept.iter().filter(|t| *t == para).count(), 8);
+    }
+
+    #[test]
+    fn records_that_open_the_page_are_kept_above_its_text() {
+        // A category's grid right under its title, its buying guide below: the records open the
+        // page and are its content, the guide with them.
+        let guide = "Insulated bottles keep drinks cold for a day and hot for half of one, while \
+            plastic ones weigh less and cost less; choose the mouth by how you fill and clean it.";
+        let mut html = String::from("<html><body><main><h1>Water bottles</h1><ul class=\"grid\">");
+        for n in 10..30 {
+            html.push_str(&format!(
+                r#"<li class="card"><a href="/p/{n}"><h3>Trail bottle model {n}, vacuum insulated, 32 fl. oz.</h3></a><span>${n}.95</span></li>"#
+            ));
+        }
+        html.push_str(&format!(
+            "</ul><div class=\"guide\"><h2>How to choose</h2><p>{guide}</p><p>{guide}</p></div></main></body></html>"
+        ));
+        let (kept, _) = judge(&html, Rules::default());
+        let cards = kept
+            .iter()
+            .filter(|t| t.starts_with("Trail bottle"))
+            .count();
+        assert_eq!(cards, 20, "{kept:?}");
+        assert_eq!(kept.iter().filter(|t| *t == guide).count(), 2);
+        // The same records under a text that comes first are an article's related stories.
+        let story = html.replacen(
+            "<ul class=\"grid\">",
+            &format!("<p>{guide}</p><ul class=\"grid\">"),
+            1,
+        );
+        let (kept, _) = judge(&story, Rules::default());
+        assert!(
+            !kept.iter().any(|t| t.starts_with("Trail bottle")),
+            "{kept:?}"
+        );
     }
 
     /// The kept text of `html` on a domain's first page scored against `gold` (word-LCS F1).
