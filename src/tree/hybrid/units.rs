@@ -529,10 +529,12 @@ pub const INTRO_SHARE: u64 = 3;
 pub const TEASER_CHARS: u32 = 2 * PARAGRAPH;
 
 /// The widgets of a page's sidebars and footers: units (of any region) that hold a heading of
-/// their own words and whose text lies mostly in lists of bare links (regions of at least
-/// [`MIN_LISTING_UNITS`] units, most of them a single link-dense block: "Recent posts",
-/// "Categories", "Links"). A column of such widgets is a run of alike units whose items read
-/// as headlines, but its items are lists, not records.
+/// their own words, not the page's `<h1>`, and whose text lies mostly in lists of bare links
+/// (regions of at least [`MIN_LISTING_UNITS`] units, most of them a single link-dense block:
+/// "Recent posts", "Categories", "Links"). A column of such widgets is a run of alike units
+/// whose items read as headlines, but its items are lists, not records. The page's title heads
+/// its main text: a shop's category whose cards each list their features as links lies under
+/// it, and is no widget.
 struct LinkLists {
     /// The widgets' block ranges.
     widgets: Vec<std::ops::Range<usize>>,
@@ -574,7 +576,10 @@ impl LinkLists {
             .flat_map(|r| r.units.iter())
             .filter(|u| {
                 let (s, e) = (u.blocks.start, u.blocks.end);
-                let headed = blocks[s..e].iter().any(|b| b.heading && !link_dense(b));
+                // The page's title heads its main text, not a widget beside it.
+                let headed = blocks[s..e]
+                    .iter()
+                    .any(|b| b.heading && !b.h1 && !link_dense(b));
                 headed && 2 * (listed[e] - listed[s]) > total[e] - total[s]
             })
             .map(|u| u.blocks.clone())
@@ -824,6 +829,19 @@ mod tests {
             !kept.iter().any(|t| t.starts_with("Trail bottle")),
             "{kept:?}"
         );
+    }
+
+    #[test]
+    fn cards_listing_their_features_as_links_under_the_title_are_no_widgets() {
+        // A shop's category: under its `<h1>`, fifty cards, each a name and a list of its
+        // features, every one a link. The lists are bare link lists, but the page's title heads
+        // them, not a sidebar's widget: the cards are the listing's records.
+        let url = "https://www.thomann.de/gb/studio_headphones.html";
+        let (html, gold, _) = corpus_pages("wcxb-dev", &[url]).remove(0);
+        let (with, without) =
+            f1_with_and_without(&html, &gold, "listings", |html, rules| judge(html, rules).0);
+        // Measured: 0.78 against 0.06.
+        assert!(with > 0.7 && with > without + 0.5, "{with} vs {without}");
     }
 
     /// The kept text of `html` on a domain's first page scored against `gold` (word-LCS F1).
