@@ -125,10 +125,11 @@ fn hybrid_keeps_its_f1_on_more_sets() {
 /// sections are shown text, a declared product's customer reviews are dropped, the listings of
 /// a node the tree trusts keep their records, a page hiding its title until a script runs
 /// shows it, a dialog over the page is hidden, the frames of a thread's posts are
-/// dropped, records that open the page are a listing's, the page's title heads no widget.
-const MEASURED_WCXB: f64 = 0.831;
+/// dropped, records that open the page are a listing's, the page's title heads no widget, one
+/// teaser marked as an article is no marked main text.
+const MEASURED_WCXB: f64 = 0.833;
 const MEASURED_WCXB_TYPES: [(&str, f64); 7] = [
-    ("article", 0.930),
+    ("article", 0.932),
     ("collection", 0.600),
     ("documentation", 0.932),
     ("forum", 0.757),
