@@ -30,6 +30,11 @@
 //! A `<noscript>` in the head (styles, links, pixels) is dropped, and no page metadata is read
 //! from inside one.
 //!
+//! React's streamed segments (`<div hidden id="S:n">`, sent after the page's shell and moved by
+//! a script into their Suspense boundary or placeholder, `<template id="B:n">` or `P:n`) are
+//! read where the script puts them, shown, as a browser shows them (`streamed`): the page's
+//! bytes are rewritten before the lexer reads them, on pages that have such segments only.
+//!
 //! Entities are decoded with the full HTML5 table, white space runs (including NBSP and all other
 //! Unicode white space) collapse to one space (inside `<pre>` they are kept as written, while the
 //! block's counts and identity stay those of the collapsed text), control characters, U+200B and U+FEFF are removed,
@@ -57,6 +62,7 @@ mod math;
 mod open;
 mod scan;
 mod skeleton;
+mod streamed;
 mod tags;
 mod text;
 mod tokenizer;

@@ -126,6 +126,8 @@ struct State {
     elements: u32,
     dropping: Option<Dropping>,
     stopped: bool,
+    /// The page holds a place of a React streamed segment (`<template id="B:n">` or `P:n`).
+    streamed: bool,
     head: HeadReader,
     /// True just after a `<noscript>` start tag in the body: its raw text comes next.
     noscript: bool,
@@ -215,8 +217,21 @@ impl Tokenizer {
         self.split(html.as_bytes(), Some(html))
     }
 
-    /// Splits `html`, which is `utf8` when that is `Some`.
+    /// Splits `html`, which is `utf8` when that is `Some`. React's streamed segments are read
+    /// where its script puts them: a page that has a place for one is read again with the
+    /// segments moved in (`streamed`), so only such a page pays a second pass.
     fn split(&mut self, html: &[u8], utf8: Option<&str>) -> Result<Vec<Block>, BlockError> {
+        let blocks = self.split_once(html, utf8)?;
+        if self.state.streamed {
+            if let Some(page) = super::streamed::reinsert(html) {
+                return self.split_once(&page, std::str::from_utf8(&page).ok());
+            }
+        }
+        Ok(blocks)
+    }
+
+    /// One pass of the lexer over `html`, which is `utf8` when that is `Some`.
+    fn split_once(&mut self, html: &[u8], utf8: Option<&str>) -> Result<Vec<Block>, BlockError> {
         if html.len() > self.limits.max_html_bytes {
             return Err(BlockError::TooLarge {
                 bytes: html.len(),
@@ -413,6 +428,7 @@ impl State {
         self.elements = 0;
         self.dropping = None;
         self.stopped = false;
+        self.streamed = false;
         self.head.reset();
         self.noscript = false;
         self.nested = false;
@@ -660,6 +676,9 @@ impl State {
             // A noscript in the head holds styles, links and pixels, never text; one inside
             // another's text is not parsed again (the nested pass does not nest).
             tag = Tag::Drop;
+        }
+        if key == KEY_TEMPLATE && super::streamed::is_place(token.attrs) {
+            self.streamed = true;
         }
         if key == KEY_TEMPLATE && declares_shadow_root(token.attrs) {
             // A declarative shadow root: the browser renders its content in its host, as the

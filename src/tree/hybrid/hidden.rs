@@ -200,13 +200,16 @@ ship it the same day: a coffee no older than the week you drink it.</p></footer>
         // store app to reveal, and shows only its menus and footer meanwhile; Allrecipes' dinner
         // recipes lie under a cookie consent's preference centre of purposes (`role=dialog`),
         // which outweighed the listing; GameFAQs' thread under a modal of sign-up text
-        // (`aria-modal=true`). Most of each page's phrases are found.
+        // (`aria-modal=true`); the Motley Fool's guide to index funds is streamed by React, its
+        // body in hidden segments after the footer that a script moves into place. Most of
+        // each page's phrases are found.
         super::super::fixtures::assert_most_phrases_found(
             "wcxb-dev",
             &[
                 "https://www.deathwishcoffee.com/products/death-wish-coffee",
                 "https://www.allrecipes.com/recipes/17562/dinner/",
                 "https://gamefaqs.gamespot.com/boards/189706-nintendo-switch/80702016",
+                "https://www.fool.com/investing/how-to-invest/index-funds/",
             ],
         );
     }

@@ -1,0 +1,300 @@
+//! React's streamed segments put back in their places. React's streaming server renderer sends
+//! the parts of a page that were not ready with its shell later in the same response, each as a
+//! `<div hidden id="S:n">` after the shell, and a script of the page moves it where it belongs:
+//! into a Suspense boundary, whose `<template id="B:n">` and fallback (a spinner, a skeleton, up
+//! to the boundary's `<!--/$-->`) it replaces, or in place of a `<template id="P:n">` placeholder
+//! (React's `$RC` and `$RS` instructions; the segment and its place share the suffix `n`). A
+//! crawler runs no script: without this, a product's specifications or an article's body lie
+//! hidden after the footer. [`reinsert`] does what the script does, on the page's bytes, before
+//! the lexer reads them; a segment without a place on the page stays where it was sent.
+
+use memchr::memmem;
+
+/// How a streamed segment opens, as React writes it.
+const SEGMENT: &[u8] = b"<div hidden id=\"S:";
+/// How a boundary or a placeholder opens, as React writes it.
+const PLACE: &[u8] = b"<template id=\"";
+/// A boundary's end, where its fallback ends.
+const BOUNDARY_END: &[u8] = b"<!--/$-->";
+/// A boundary's start: a nested boundary inside a fallback.
+const BOUNDARY_START: &[u8] = b"<!--$";
+/// Segments nest in segments (a placeholder inside a streamed part) at most this deep.
+const MAX_DEPTH: usize = 16;
+
+/// One streamed segment: its suffix, the bytes of the whole `<div hidden>` and of its content.
+struct Segment {
+    suffix: std::ops::Range<usize>,
+    whole: std::ops::Range<usize>,
+    content: std::ops::Range<usize>,
+    used: bool,
+}
+
+/// The page with each streamed segment moved into its boundary or placeholder, `None` when it
+/// has none to move. Never longer than the page: each segment is moved once, and a boundary's
+/// fallback is dropped.
+pub(crate) fn reinsert(html: &[u8]) -> Option<Vec<u8>> {
+    let first = memmem::find(html, SEGMENT)?;
+    let mut segments = Vec::new();
+    let mut at = first;
+    loop {
+        let suffix_start = at + SEGMENT.len();
+        let suffix_len = html[suffix_start..]
+            .iter()
+            .take(32)
+            .position(|&b| b == b'"')?;
+        let suffix = suffix_start..suffix_start + suffix_len;
+        let content_start = suffix.end + 2;
+        if html.get(suffix.end..content_start) != Some(b"\">".as_slice()) {
+            break;
+        }
+        let Some((content_end, end)) = div_end(html, content_start) else {
+            break;
+        };
+        segments.push(Segment {
+            suffix,
+            whole: at..end,
+            content: content_start..content_end,
+            used: false,
+        });
+        match memmem::find(&html[end..], SEGMENT) {
+            Some(next) => at = end + next,
+            None => break,
+        }
+    }
+    // Only segments with a place on the page move; the others stay.
+    let places = places(html);
+    let placed: Vec<usize> = (0..segments.len())
+        .filter(|&i| places.contains(&&html[segments[i].suffix.clone()]))
+        .collect();
+    if placed.is_empty() {
+        return None;
+    }
+    let mut shell = Vec::with_capacity(html.len());
+    let mut from = 0;
+    for &i in &placed {
+        let whole = segments[i].whole.clone();
+        shell.extend_from_slice(&html[from..whole.start]);
+        from = whole.end;
+    }
+    shell.extend_from_slice(&html[from..]);
+    let mut out = Vec::with_capacity(html.len());
+    expand(html, &shell, &mut segments, &mut out, 0);
+    // A segment whose place lay in a segment that did not move stays as it was sent.
+    for &i in &placed {
+        if !segments[i].used {
+            out.extend_from_slice(&html[segments[i].whole.clone()]);
+        }
+    }
+    Some(out)
+}
+
+/// Writes `src` to `out` with each place of a segment not yet used replaced by the segment's
+/// content (itself expanded), and a boundary's fallback dropped.
+fn expand(html: &[u8], src: &[u8], segments: &mut [Segment], out: &mut Vec<u8>, depth: usize) {
+    let mut from = 0;
+    let mut search = 0;
+    while let Some(found) = memmem::find(&src[search..], PLACE) {
+        let start = search + found;
+        search = start + PLACE.len();
+        let Some((kind, suffix, end)) = place_at(src, start) else {
+            continue;
+        };
+        let Some(i) = segments
+            .iter()
+            .position(|s| !s.used && &html[s.suffix.clone()] == suffix)
+        else {
+            continue;
+        };
+        if depth >= MAX_DEPTH {
+            break;
+        }
+        segments[i].used = true;
+        out.extend_from_slice(&src[from..start]);
+        let content = segments[i].content.clone();
+        expand(html, &html[content], segments, out, depth + 1);
+        from = end;
+        // A boundary's fallback ends at the boundary's end, unless another boundary opens
+        // inside it first; then it stays.
+        if kind == b'B' {
+            let rest = &src[end..];
+            if let Some(close) = memmem::find(rest, BOUNDARY_END) {
+                if memmem::find(&rest[..close], BOUNDARY_START).is_none() {
+                    from = end + close;
+                }
+            }
+        }
+        search = from;
+    }
+    out.extend_from_slice(&src[from..]);
+}
+
+/// True when a `<template>` start tag's attributes make it the place of a streamed segment
+/// (`id="B:n"` or `id="P:n"`).
+pub(crate) fn is_place(attrs: &[u8]) -> bool {
+    super::markup::attribute_value(attrs, b"id")
+        .is_some_and(|id| id.len() > 2 && matches!(id[0], b'B' | b'P') && id[1] == b':')
+}
+
+/// The suffixes of the places on the page.
+fn places(html: &[u8]) -> Vec<&[u8]> {
+    let mut places = Vec::new();
+    let mut search = 0;
+    while let Some(found) = memmem::find(&html[search..], PLACE) {
+        let start = search + found;
+        if let Some((_, suffix, _)) = place_at(html, start) {
+            places.push(suffix);
+        }
+        search = start + PLACE.len();
+    }
+    places
+}
+
+/// The place that opens at `start` (a `<template id="B:n"></template>` or `P:n`): its kind
+/// (`B` or `P`), its suffix and where it ends.
+fn place_at(src: &[u8], start: usize) -> Option<(u8, &[u8], usize)> {
+    let id = start + PLACE.len();
+    let kind = *src.get(id)?;
+    if !matches!(kind, b'B' | b'P') || src.get(id + 1) != Some(&b':') {
+        return None;
+    }
+    let suffix_start = id + 2;
+    let len = src[suffix_start..]
+        .iter()
+        .take(32)
+        .position(|&b| b == b'"')?;
+    let suffix = &src[suffix_start..suffix_start + len];
+    let rest = &src[suffix_start + len..];
+    const CLOSE: &[u8] = b"\"></template>";
+    rest.starts_with(CLOSE)
+        .then_some((kind, suffix, suffix_start + len + CLOSE.len()))
+}
+
+/// The end of the `<div>` whose content starts at `from`: where its `</div>` starts and where it
+/// ends, counting the `<div>`s opened and closed inside (comments and scripts skipped). `None`
+/// when the page ends first.
+fn div_end(html: &[u8], from: usize) -> Option<(usize, usize)> {
+    let mut depth = 1usize;
+    let mut i = from;
+    while let Some(lt) = memchr::memchr(b'<', &html[i..]) {
+        let at = i + lt;
+        let rest = &html[at..];
+        if rest.starts_with(b"<!--") {
+            i = at + 4 + memmem::find(&rest[4..], b"-->")? + 3;
+        } else if starts_with_tag(rest, b"<script") {
+            i = at + 7 + find_ignore_case(&rest[7..], b"</script")? + 8;
+        } else if starts_with_tag(rest, b"<div") {
+            depth += 1;
+            i = at + 4;
+        } else if starts_with_tag(rest, b"</div") {
+            depth -= 1;
+            let close = at + 5 + memchr::memchr(b'>', &rest[5..])? + 1;
+            if depth == 0 {
+                return Some((at, close));
+            }
+            i = close;
+        } else {
+            i = at + 1;
+        }
+    }
+    None
+}
+
+/// True when `rest` opens with the tag name `name` (ASCII case-insensitively) ended by white
+/// space, `>` or `/`.
+fn starts_with_tag(rest: &[u8], name: &[u8]) -> bool {
+    rest.len() > name.len()
+        && rest[..name.len()].eq_ignore_ascii_case(name)
+        && matches!(
+            rest[name.len()],
+            b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'>' | b'/'
+        )
+}
+
+/// The first place of `needle` (ASCII, lower case) in `hay`, ASCII case-insensitively.
+fn find_ignore_case(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len())
+        .position(|w| w.eq_ignore_ascii_case(needle))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reinsert;
+
+    fn moved(html: &str) -> Option<String> {
+        reinsert(html.as_bytes()).map(|v| String::from_utf8(v).unwrap())
+    }
+
+    #[test]
+    fn segments_move_into_their_boundaries_and_placeholders() {
+        let page = concat!(
+            "<body><main><h1>Chair</h1><!--$?--><template id=\"B:0\"></template>",
+            "<p>Loading…</p><!--/$--><section><template id=\"P:1\"></template></section></main>",
+            "<footer>Footer</footer>",
+            "<div hidden id=\"S:0\"><div><p>Specifications</p><div>Seat: 20 in</div></div></div>",
+            "<script>$RC(\"B:0\",\"S:0\")</script>",
+            "<div hidden id=\"S:1\"><p>Reviews <!-- </div> --></p></div>",
+            "<script>$RS(\"S:1\",\"P:1\")</script></body>"
+        );
+        assert_eq!(
+            moved(page).unwrap(),
+            concat!(
+                "<body><main><h1>Chair</h1><!--$?--><div><p>Specifications</p><div>Seat: 20 in",
+                "</div></div><!--/$--><section><p>Reviews <!-- </div> --></p></section></main>",
+                "<footer>Footer</footer><script>$RC(\"B:0\",\"S:0\")</script>",
+                "<script>$RS(\"S:1\",\"P:1\")</script></body>"
+            )
+        );
+    }
+
+    #[test]
+    fn nested_placeholders_move_and_strays_stay() {
+        // A segment holding the placeholder of another; a segment with no place stays hidden
+        // where it was sent; a page without segments is not copied.
+        let page = concat!(
+            "<main><template id=\"P:0\"></template></main>",
+            "<div hidden id=\"S:0\"><p>Outer</p><template id=\"P:1\"></template></div>",
+            "<div hidden id=\"S:1\"><p>Inner</p></div>",
+            "<div hidden id=\"S:9\"><p>Stray</p></div>"
+        );
+        assert_eq!(
+            moved(page).unwrap(),
+            concat!(
+                "<main><p>Outer</p><p>Inner</p></main>",
+                "<div hidden id=\"S:9\"><p>Stray</p></div>"
+            )
+        );
+        assert_eq!(moved("<main><p>Text</p></main>"), None);
+        // A segment cut short by the end of the page is left as it is.
+        assert_eq!(
+            moved("<template id=\"P:0\"></template><div hidden id=\"S:0\"><div>cut"),
+            None
+        );
+    }
+
+    #[test]
+    fn the_lexer_reads_a_segment_in_its_place_and_shown() {
+        let page = concat!(
+            "<body><main><h1>Chair</h1><!--$?--><template id=\"B:0\"></template>",
+            "<p>Loading</p><!--/$--></main><footer>Footer</footer>",
+            "<div hidden id=\"S:0\"><p>Seat height: twenty inches</p></div></body>"
+        );
+        let mut tokenizer = crate::blocks::Tokenizer::new(crate::blocks::ParseLimits::default());
+        let blocks = tokenizer.blocks(page.as_bytes()).unwrap();
+        let texts: Vec<&str> = blocks.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(texts, ["Chair", "Seat height: twenty inches", "Footer"]);
+        assert_eq!(blocks[1].path, "body/main/p");
+        assert_eq!(blocks[1].hidden, None);
+    }
+
+    #[test]
+    fn a_fallback_holding_another_boundary_stays() {
+        let page = concat!(
+            "<!--$?--><template id=\"B:0\"></template><!--$--><p>Inner</p><!--/$--><!--/$-->",
+            "<div hidden id=\"S:0\"><p>Done</p></div>"
+        );
+        assert_eq!(
+            moved(page).unwrap(),
+            "<!--$?--><p>Done</p><!--$--><p>Inner</p><!--/$--><!--/$-->"
+        );
+    }
+}
