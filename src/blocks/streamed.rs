@@ -9,6 +9,7 @@
 //! the lexer reads them; a segment without a place on the page stays where it was sent.
 
 use memchr::memmem;
+use std::collections::{HashMap, HashSet};
 
 /// How a streamed segment opens, as React writes it.
 const SEGMENT: &[u8] = b"<div hidden id=\"S:";
@@ -20,6 +21,9 @@ const BOUNDARY_END: &[u8] = b"<!--/$-->";
 const BOUNDARY_START: &[u8] = b"<!--$";
 /// Segments nest in segments (a placeholder inside a streamed part) at most this deep.
 const MAX_DEPTH: usize = 16;
+/// Segments moved at most on one page (a store's product page streams sixty); those after
+/// stay where they were sent.
+const MAX_SEGMENTS: usize = 4096;
 
 /// One streamed segment: its suffix, the bytes of the whole `<div hidden>` and of its content.
 struct Segment {
@@ -36,12 +40,15 @@ pub(crate) fn reinsert(html: &[u8]) -> Option<Vec<u8>> {
     let first = memmem::find(html, SEGMENT)?;
     let mut segments = Vec::new();
     let mut at = first;
-    loop {
+    while segments.len() < MAX_SEGMENTS {
         let suffix_start = at + SEGMENT.len();
-        let suffix_len = html[suffix_start..]
+        let Some(suffix_len) = html[suffix_start..]
             .iter()
             .take(32)
-            .position(|&b| b == b'"')?;
+            .position(|&b| b == b'"')
+        else {
+            break;
+        };
         let suffix = suffix_start..suffix_start + suffix_len;
         let content_start = suffix.end + 2;
         if html.get(suffix.end..content_start) != Some(b"\">".as_slice()) {
@@ -64,7 +71,7 @@ pub(crate) fn reinsert(html: &[u8]) -> Option<Vec<u8>> {
     // Only segments with a place on the page move; the others stay.
     let places = places(html);
     let placed: Vec<usize> = (0..segments.len())
-        .filter(|&i| places.contains(&&html[segments[i].suffix.clone()]))
+        .filter(|&i| places.contains(&html[segments[i].suffix.clone()]))
         .collect();
     if placed.is_empty() {
         return None;
@@ -77,8 +84,12 @@ pub(crate) fn reinsert(html: &[u8]) -> Option<Vec<u8>> {
         from = whole.end;
     }
     shell.extend_from_slice(&html[from..]);
+    let by_suffix: HashMap<&[u8], usize> = placed
+        .iter()
+        .map(|&i| (&html[segments[i].suffix.clone()], i))
+        .collect();
     let mut out = Vec::with_capacity(html.len());
-    expand(html, &shell, &mut segments, &mut out, 0);
+    expand(html, &shell, &mut segments, &by_suffix, &mut out, 0);
     // A segment whose place lay in a segment that did not move stays as it was sent.
     for &i in &placed {
         if !segments[i].used {
@@ -90,7 +101,14 @@ pub(crate) fn reinsert(html: &[u8]) -> Option<Vec<u8>> {
 
 /// Writes `src` to `out` with each place of a segment not yet used replaced by the segment's
 /// content (itself expanded), and a boundary's fallback dropped.
-fn expand(html: &[u8], src: &[u8], segments: &mut [Segment], out: &mut Vec<u8>, depth: usize) {
+fn expand(
+    html: &[u8],
+    src: &[u8],
+    segments: &mut [Segment],
+    by_suffix: &HashMap<&[u8], usize>,
+    out: &mut Vec<u8>,
+    depth: usize,
+) {
     let mut from = 0;
     let mut search = 0;
     while let Some(found) = memmem::find(&src[search..], PLACE) {
@@ -99,10 +117,7 @@ fn expand(html: &[u8], src: &[u8], segments: &mut [Segment], out: &mut Vec<u8>, 
         let Some((kind, suffix, end)) = place_at(src, start) else {
             continue;
         };
-        let Some(i) = segments
-            .iter()
-            .position(|s| !s.used && &html[s.suffix.clone()] == suffix)
-        else {
+        let Some(&i) = by_suffix.get(suffix).filter(|&&i| !segments[i].used) else {
             continue;
         };
         if depth >= MAX_DEPTH {
@@ -111,7 +126,7 @@ fn expand(html: &[u8], src: &[u8], segments: &mut [Segment], out: &mut Vec<u8>, 
         segments[i].used = true;
         out.extend_from_slice(&src[from..start]);
         let content = segments[i].content.clone();
-        expand(html, &html[content], segments, out, depth + 1);
+        expand(html, &html[content], segments, by_suffix, out, depth + 1);
         from = end;
         // A boundary's fallback ends at the boundary's end, unless another boundary opens
         // inside it first; then it stays.
@@ -136,13 +151,13 @@ pub(crate) fn is_place(attrs: &[u8]) -> bool {
 }
 
 /// The suffixes of the places on the page.
-fn places(html: &[u8]) -> Vec<&[u8]> {
-    let mut places = Vec::new();
+fn places(html: &[u8]) -> HashSet<&[u8]> {
+    let mut places = HashSet::new();
     let mut search = 0;
     while let Some(found) = memmem::find(&html[search..], PLACE) {
         let start = search + found;
         if let Some((_, suffix, _)) = place_at(html, start) {
-            places.push(suffix);
+            places.insert(suffix);
         }
         search = start + PLACE.len();
     }
@@ -269,6 +284,11 @@ mod tests {
             moved("<template id=\"P:0\"></template><div hidden id=\"S:0\"><div>cut"),
             None
         );
+        // Segments before one whose id runs on unclosed still move.
+        assert_eq!(
+            moved("<template id=\"P:0\"></template><div hidden id=\"S:0\">a</div><div hidden id=\"S:1").unwrap(),
+            "a<div hidden id=\"S:1"
+        );
     }
 
     #[test]
@@ -284,6 +304,28 @@ mod tests {
         assert_eq!(texts, ["Chair", "Seat height: twenty inches", "Footer"]);
         assert_eq!(blocks[1].path, "body/main/p");
         assert_eq!(blocks[1].hidden, None);
+    }
+
+    #[test]
+    fn a_page_of_thousands_of_segments_moves_the_first_four_thousand() {
+        let n = 5000;
+        let mut page = String::from("<main>");
+        for i in 0..n {
+            page.push_str(&format!("<template id=\"P:{i:x}\"></template>"));
+        }
+        page.push_str("</main>");
+        for i in 0..n {
+            page.push_str(&format!("<div hidden id=\"S:{i:x}\"><p>{i}</p></div>"));
+        }
+        let out = moved(&page).unwrap();
+        assert!(out.starts_with("<main><p>0</p><p>1</p>"));
+        assert!(out.contains("<p>4095</p><template id=\"P:1000\"></template>"));
+        assert!(out.ends_with(&format!(
+            "<div hidden id=\"S:{:x}\"><p>{}</p></div>",
+            n - 1,
+            n - 1
+        )));
+        assert!(out.len() <= page.len());
     }
 
     #[test]
