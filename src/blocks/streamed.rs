@@ -21,6 +21,9 @@ const BOUNDARY_END: &[u8] = b"<!--/$-->";
 const BOUNDARY_START: &[u8] = b"<!--$";
 /// Segments nest in segments (a placeholder inside a streamed part) at most this deep.
 const MAX_DEPTH: usize = 16;
+/// Bytes after a boundary's template within which its fallback ends (a spinner, a skeleton);
+/// a fallback longer than that, or not ended, stays.
+const MAX_FALLBACK: usize = 64 * 1024;
 /// Segments moved at most on one page (a store's product page streams sixty); those after
 /// stay where they were sent.
 const MAX_SEGMENTS: usize = 4096;
@@ -131,7 +134,7 @@ fn expand(
         // A boundary's fallback ends at the boundary's end, unless another boundary opens
         // inside it first; then it stays.
         if kind == b'B' {
-            let rest = &src[end..];
+            let rest = &src[end..src.len().min(end + MAX_FALLBACK)];
             if let Some(close) = memmem::find(rest, BOUNDARY_END) {
                 if memmem::find(&rest[..close], BOUNDARY_START).is_none() {
                     from = end + close;
