@@ -81,7 +81,7 @@ fn ends_tag_name(b: Option<&u8>) -> bool {
 /// True when `html[at..]` is `prefix` followed by `name` (any case) and a byte that ends a tag
 /// name: `</style>`, `<script ` and the like.
 #[inline]
-fn names_tag(html: &[u8], at: usize, prefix: &[u8], name: &[u8]) -> bool {
+pub(super) fn names_tag(html: &[u8], at: usize, prefix: &[u8], name: &[u8]) -> bool {
     let from = at + prefix.len();
     let to = from + name.len();
     html.get(at..from) == Some(prefix)
@@ -108,7 +108,7 @@ fn raw_text_end(html: &[u8], from: usize, name: &[u8]) -> usize {
 /// Where a script's text starting at `from` ends: the `<` of its `</script>`, or the end of the
 /// input. Follows HTML's script data states: after `<!--` the text is escaped, and a
 /// `<script>` inside escaped text must be closed before `</script>` ends the element.
-fn script_end(html: &[u8], from: usize) -> usize {
+pub(super) fn script_end(html: &[u8], from: usize) -> usize {
     #[derive(PartialEq)]
     enum State {
         Data,

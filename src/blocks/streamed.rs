@@ -8,6 +8,7 @@
 //! hidden after the footer. [`reinsert`] does what the script does, on the page's bytes, before
 //! the lexer reads them; a segment without a place on the page stays where it was sent.
 
+use super::scan::{names_tag, script_end};
 use memchr::memmem;
 use std::collections::{HashMap, HashSet};
 
@@ -198,12 +199,18 @@ fn div_end(html: &[u8], from: usize) -> Option<(usize, usize)> {
         let rest = &html[at..];
         if rest.starts_with(b"<!--") {
             i = at + 4 + memmem::find(&rest[4..], b"-->")? + 3;
-        } else if starts_with_tag(rest, b"<script") {
-            i = at + 7 + find_ignore_case(&rest[7..], b"</script")? + 8;
-        } else if starts_with_tag(rest, b"<div") {
+        } else if names_tag(html, at, b"<", b"script") {
+            // The script's text, as the lexer reads it, from past its start tag.
+            let text = at + memchr::memchr(b'>', rest)? + 1;
+            let end = script_end(html, text);
+            if end >= html.len() {
+                return None;
+            }
+            i = end + 1;
+        } else if names_tag(html, at, b"<", b"div") {
             depth += 1;
             i = at + 4;
-        } else if starts_with_tag(rest, b"</div") {
+        } else if names_tag(html, at, b"</", b"div") {
             depth -= 1;
             let close = at + 5 + memchr::memchr(b'>', &rest[5..])? + 1;
             if depth == 0 {
@@ -215,23 +222,6 @@ fn div_end(html: &[u8], from: usize) -> Option<(usize, usize)> {
         }
     }
     None
-}
-
-/// True when `rest` opens with the tag name `name` (ASCII case-insensitively) ended by white
-/// space, `>` or `/`.
-fn starts_with_tag(rest: &[u8], name: &[u8]) -> bool {
-    rest.len() > name.len()
-        && rest[..name.len()].eq_ignore_ascii_case(name)
-        && matches!(
-            rest[name.len()],
-            b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'>' | b'/'
-        )
-}
-
-/// The first place of `needle` (ASCII, lower case) in `hay`, ASCII case-insensitively.
-fn find_ignore_case(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len())
-        .position(|w| w.eq_ignore_ascii_case(needle))
 }
 
 #[cfg(test)]
@@ -287,6 +277,15 @@ mod tests {
             moved("<template id=\"P:0\"></template><div hidden id=\"S:0\"><div>cut"),
             None
         );
+        // A script's text inside a segment is no markup; a script left open ends the search.
+        assert_eq!(
+            moved("<template id=\"P:0\"></template><div hidden id=\"S:0\"><script>x='</div>'</script>b</div>").unwrap(),
+            "<script>x='</div>'</script>b"
+        );
+        assert_eq!(
+            moved("<template id=\"P:0\"></template><div hidden id=\"S:0\"><script>x='</div>'"),
+            None
+        );
         // Segments before one whose id runs on unclosed still move.
         assert_eq!(
             moved("<template id=\"P:0\"></template><div hidden id=\"S:0\">a</div><div hidden id=\"S:1").unwrap(),
@@ -329,6 +328,39 @@ mod tests {
             n - 1
         )));
         assert!(out.len() <= page.len());
+    }
+
+    #[test]
+    fn any_mix_of_the_pieces_is_rewritten_no_longer_and_without_a_panic() {
+        const PIECES: [&str; 14] = [
+            "<template id=\"B:0\"></template>",
+            "<template id=\"P:1\"></template>",
+            "<template id=\"B:",
+            "<div hidden id=\"S:0\">",
+            "<div hidden id=\"S:1\">",
+            "<div hidden id=\"S:",
+            "<div>",
+            "</div>",
+            "<!--$-->",
+            "<!--/$-->",
+            "<!--",
+            "<script>",
+            "</script>",
+            "text",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            let mut page = String::new();
+            for _ in 0..10 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                page.push_str(PIECES[(seed % PIECES.len() as u64) as usize]);
+            }
+            if let Some(out) = reinsert(page.as_bytes()) {
+                assert!(out.len() <= page.len(), "{page}");
+            }
+        }
     }
 
     #[test]
