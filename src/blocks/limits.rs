@@ -12,7 +12,7 @@ pub struct ParseLimits {
     pub max_html_bytes: usize,
     /// Path segments kept per block (the innermost ones). Default 64.
     pub max_depth: usize,
-    /// Element ordinals kept in `Block::ancestors` (the innermost ones). Default 16.
+    /// Element ordinals kept in `Block::ancestors` (the innermost ones). Default 64.
     pub max_ancestors: usize,
     /// Open elements tracked at once; deeper start tags still split blocks but are not pushed
     /// (browsers cap tree depth the same way). Default 512.
@@ -31,7 +31,7 @@ impl Default for ParseLimits {
         Self {
             max_html_bytes: 16 << 20,
             max_depth: 64,
-            max_ancestors: 16,
+            max_ancestors: 64,
             max_open_elements: 512,
             max_blocks: 100_000,
             max_block_chars: 1 << 20,

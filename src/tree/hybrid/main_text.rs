@@ -698,6 +698,32 @@ mod tests {
     }
 
     #[test]
+    fn a_section_nested_deeper_than_the_rest_is_judged_with_them() {
+        // A service page built of nested components: its intro two levels into the `<article>`,
+        // its questions and answers inside an accordion thirty levels deep. Each block's
+        // ancestry reaches the article, so the main subtree that takes the intro takes the
+        // answers beside it (an ancestry cut to the innermost sixteen elements left them outside
+        // every subtree the intro's chain offers).
+        let deep = 30;
+        let intro = "Our rebate program returns part of what you pay for an efficient appliance \
+                     when you buy it from any retailer and send us the receipt within four months.";
+        let answer = "Yes. Every residential account holder may claim two rebates a year, and a \
+                      landlord's account counts for the tenants whose bills it pays.";
+        let html = format!(
+            "<html><body><nav><ul><li><a href=/a>Home</a></li><li><a href=/b>Rebates</a></li>\
+             <li><a href=/c>Contact</a></li></ul></nav><main><article><h1>Smart thermostats</h1>\
+             <div><div><p>{intro}</p><p>{intro}</p><p>{intro}</p></div></div>{open}\
+             <h2>Can I claim more than one rebate?</h2><p>{answer}</p>{close}</article></main>\
+             <footer><a href=/privacy>Privacy</a></footer></body></html>",
+            open = "<div>".repeat(deep),
+            close = "</div>".repeat(deep),
+        );
+        let (kept, reasons) = judge(&html, Rules::default());
+        assert!(kept.iter().any(|t| t == answer), "{kept:?} {reasons:?}");
+        assert!(!kept.iter().any(|t| t.contains("Privacy")), "{kept:?}");
+    }
+
+    #[test]
     fn short_blocks_beside_the_article_do_not_widen_it_on_a_new_domain() {
         // body(1) > div(2) > article div(3) > p(4, 5); sidebar ul(6) > li(7..18): twelve short
         // unique labels beside the article, more text than its second paragraph.
