@@ -86,8 +86,11 @@ pub(crate) enum Tag {
     Dl,
     /// `<table>`: table scope boundary.
     Table,
-    /// Other scope boundaries (`caption`, `button`, `object`, `marquee`, `applet`).
+    /// Other scope boundaries (`caption`, `object`, `marquee`, `applet`).
     Scope,
+    /// `<button>`: a boundary only of the search for an open `<p>` (HTML's "button scope"); a
+    /// `<button>` start tag closes an open button, and other end tags close across it.
+    Button,
     /// `<html>` / `<body>`: their end tags do not pop elements (HTML keeps appending to the body
     /// after `</body>`).
     Root,
@@ -230,7 +233,7 @@ const ENTRIES: &[(&[u8], Tag, u8)] = &[
     (b"dl", Tag::Dl, BREAKOUT),
     (b"table", Tag::Table, BREAKOUT),
     (b"caption", Tag::Scope, 0),
-    (b"button", Tag::Scope, 0),
+    (b"button", Tag::Button, 0),
     (b"object", Tag::Scope, 0),
     (b"marquee", Tag::Scope, 0),
     (b"applet", Tag::Scope, 0),

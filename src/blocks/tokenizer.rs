@@ -35,6 +35,7 @@ use super::{Block, BlockError, Extent};
 const KEY_P: TagKey = tag_key(b"p");
 const KEY_BR: TagKey = tag_key(b"br");
 const KEY_LI: TagKey = tag_key(b"li");
+const KEY_BUTTON: TagKey = tag_key(b"button");
 const KEY_A: TagKey = tag_key(b"a");
 const KEY_ARTICLE: TagKey = tag_key(b"article");
 const KEY_MAIN: TagKey = tag_key(b"main");
@@ -820,11 +821,14 @@ impl State {
     fn implied_end_tags(&mut self, tag: Tag) {
         let open = &mut self.open;
         if tag.closes_p() {
-            if let Some(i) = open.find(KEY_P, Tag::is_scope_boundary) {
+            if let Some(i) = open.find(KEY_P, |t| t == Tag::Button || t.is_scope_boundary()) {
                 open.pop_to(i);
             }
         }
         let found = match tag {
+            // A button holds no button: a start tag left open (a `>` missing, so the end tag
+            // became an attribute) is closed by the next.
+            Tag::Button => open.find(KEY_BUTTON, Tag::is_scope_boundary),
             Tag::Li => open.find(KEY_LI, |t| t == Tag::List || t.is_scope_boundary()),
             Tag::DtDd => open.find_tag(
                 |t| t == Tag::DtDd,

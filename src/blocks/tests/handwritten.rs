@@ -356,6 +356,30 @@ fn implied_end_tags_keep_paths_right() {
         split("<html><head><meta charset=utf-8><body>x")[0].path,
         "html/body"
     );
+    // A button whose start tag lost its `>` swallows its end tag as an attribute and stays
+    // open: the next button closes it, and an end tag outside it closes across it (HTML's
+    // default scope has no button); a `<p>` inside a button stays inside it.
+    let b = split(
+        "<nav><ul><li><button class=\"menu\"\n\nShop </button><div>Explore</div></li>\
+         <li><button>Care</button><div>Find care</div></li></ul></nav><main><p>text</main>\
+         <div><button><p>one<div>two</div></button>three</div>",
+    );
+    let got: Vec<(&str, &str)> = b
+        .iter()
+        .map(|b| (b.text.as_str(), b.path.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("Explore", "nav/ul/li/button/div"),
+            ("Care", "nav/ul/li/button"),
+            ("Find care", "nav/ul/li/div"),
+            ("text", "main/p"),
+            ("one", "div/button/p"),
+            ("two", "div/button/div"),
+            ("three", "div"),
+        ]
+    );
 }
 
 #[test]
