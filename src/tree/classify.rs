@@ -13,7 +13,7 @@ use super::heuristic::{Choice, Heuristic, Label};
 use super::hybrid::{Hybrid, Prefs, Rules};
 use super::kind::Layout;
 pub use crate::blocks::Hint;
-use crate::blocks::{Block, PageStats};
+use crate::blocks::{Block, BlockHash, PageStats};
 
 /// Decides which blocks of a page are content.
 ///
@@ -179,6 +179,8 @@ pub struct BlockFacts<'a> {
     /// True when the block has no letters but has digits: a figure (a table's number, a score,
     /// a date, a time), which has no identity in the tree.
     pub figure: bool,
+    /// The block's identity ([`Block::hash`]): equal for blocks of the same words.
+    pub hash: Option<BlockHash>,
 }
 
 impl<'a> BlockFacts<'a> {
@@ -205,6 +207,7 @@ impl<'a> BlockFacts<'a> {
             heading: matches!(container.as_bytes(), [b'h', b'1'..=b'6']),
             titled: false,
             figure: block.hash.is_none() && block.text.chars().any(char::is_numeric),
+            hash: block.hash,
         }
     }
 
@@ -242,7 +245,8 @@ pub struct NodeFacts {
 pub enum Reason {
     /// No letters (nothing for the tree to count).
     NoLetters,
-    /// Its text recurs at the node (the tree's verdict, trusted by the node's support).
+    /// Its text recurs at the node (the tree's verdict, trusted by the node's support), or a
+    /// quotation copies text the page keeps above it (a reply quoting the post it answers).
     Repeated,
     /// A short block in an element path that recurs on nearly every page of the node.
     Template,
@@ -334,6 +338,7 @@ mod tests {
             heading: false,
             titled: false,
             figure: false,
+            hash: None,
         }
     }
 

@@ -32,6 +32,7 @@ pub fn block(
         heading: false,
         titled: false,
         figure: false,
+        hash: None,
     }
 }
 

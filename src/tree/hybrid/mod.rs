@@ -30,7 +30,9 @@
 //! - [`units`]: the page's repeated units (posts, items, sections) judged as units: a main text
 //!   that is one of a run of alike units is all of them, and a listing's items are its content
 //!   (data-record mining, Liu et al. 2003); a run of units each showing a heading and hiding
-//!   its text (collapsed sections) whose shown text is kept has its hidden text shown.
+//!   its text (collapsed sections) whose shown text is kept has its hidden text shown;
+//! - [`quotes`]: a quotation copying text the page keeps above it (a reply quoting the post it
+//!   answers) is that text again, not new text.
 //!
 //! On a domain's first page the tree knows nothing and the page's structure decides; as the
 //! node's support grows, repetition and then template paths remove what the page alone cannot
@@ -42,6 +44,7 @@ pub mod links;
 pub mod main_text;
 pub mod markup;
 pub mod prefs;
+pub mod quotes;
 pub mod repetition;
 pub mod stubs;
 pub mod template;
@@ -137,6 +140,9 @@ pub struct Rules {
     /// [`units`]: a run of cards, each two blocks or more that are all a link's text (one link
     /// around the card), reads its headlines as the cards' whole text.
     pub cards: bool,
+    /// [`quotes`]: a `<blockquote>` copying text the page keeps above it (a reply quoting the
+    /// post it answers) is dropped.
+    pub quoted_copies: bool,
 }
 
 impl Default for Rules {
@@ -167,13 +173,14 @@ impl Default for Rules {
             grids: true,
             trusted_listings: true,
             cards: true,
+            quoted_copies: true,
         }
     }
 }
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 25] = [
+    pub const NAMES: [&'static str; 26] = [
         "template",
         "links",
         "index_pages",
@@ -199,6 +206,7 @@ impl Rules {
         "grids",
         "trusted_listings",
         "cards",
+        "quoted_copies",
     ];
 
     /// These rules with the one named `name` switched off; `None` for an unknown name.
@@ -229,6 +237,7 @@ impl Rules {
             "grids" => &mut self.grids,
             "trusted_listings" => &mut self.trusted_listings,
             "cards" => &mut self.cards,
+            "quoted_copies" => &mut self.quoted_copies,
             _ => return None,
         };
         *flag = false;
@@ -404,6 +413,9 @@ pub fn classify(
         }
         layout = classify_with(blocks, None, params, &regions, out);
         judged_trusted = false;
+    }
+    if params.rules.quoted_copies {
+        quotes::drop_quoted_copies(blocks, out);
     }
     if params.prefs != Prefs::default() {
         prefs::apply(blocks, out, judged_trusted, params);
