@@ -253,8 +253,8 @@ pub enum Reason {
     /// Mostly link text.
     LinkDense,
     /// Inside an element whose markup marks the regions around a page's text (navigation, a
-    /// sidebar, comments, sharing widgets), or beside the `<article>` that the markup marks as a
-    /// post's body inside the post's (its author's panel, a signature).
+    /// sidebar, comments, sharing widgets), beside the `<article>` that the markup marks as a
+    /// post's body inside the post's (its author's panel, a signature), or a `<button>`'s label.
     Marked,
     /// Inside an element the page does not render (`hidden`, `display: none`).
     Hidden,

@@ -32,13 +32,15 @@
 //!   (data-record mining, Liu et al. 2003); a run of units each showing a heading and hiding
 //!   its text (collapsed sections) whose shown text is kept has its hidden text shown;
 //! - [`quotes`]: a quotation copying text the page keeps above it (a reply quoting the post it
-//!   answers) is that text again, not new text.
+//!   answers) is that text again, not new text;
+//! - [`controls`]: a button's label names what a click does, not what the page says.
 //!
 //! On a domain's first page the tree knows nothing and the page's structure decides; as the
 //! node's support grows, repetition and then template paths remove what the page alone cannot
 //! tell from content. Every rule but repetition can be switched off ([`Rules`], config
 //! `[tree.rules]`) to measure what it does. Each verdict carries the [`Reason`] that decided it.
 
+pub mod controls;
 pub mod hidden;
 pub mod links;
 pub mod main_text;
@@ -143,6 +145,9 @@ pub struct Rules {
     /// [`quotes`]: a `<blockquote>` copying text the page keeps above it (a reply quoting the
     /// post it answers) is dropped.
     pub quoted_copies: bool,
+    /// [`controls`]: a `<button>`'s label ("Add to cart", "Select a size") is dropped, but for a
+    /// heading's button and a button wrapping headings, paragraphs or list items.
+    pub control_labels: bool,
 }
 
 impl Default for Rules {
@@ -174,13 +179,14 @@ impl Default for Rules {
             trusted_listings: true,
             cards: true,
             quoted_copies: true,
+            control_labels: true,
         }
     }
 }
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 26] = [
+    pub const NAMES: [&'static str; 27] = [
         "template",
         "links",
         "index_pages",
@@ -207,6 +213,7 @@ impl Rules {
         "trusted_listings",
         "cards",
         "quoted_copies",
+        "control_labels",
     ];
 
     /// These rules with the one named `name` switched off; `None` for an unknown name.
@@ -238,6 +245,7 @@ impl Rules {
             "trusted_listings" => &mut self.trusted_listings,
             "cards" => &mut self.cards,
             "quoted_copies" => &mut self.quoted_copies,
+            "control_labels" => &mut self.control_labels,
             _ => return None,
         };
         *flag = false;
@@ -416,6 +424,9 @@ pub fn classify(
     }
     if params.rules.quoted_copies {
         quotes::drop_quoted_copies(blocks, out);
+    }
+    if params.rules.control_labels {
+        controls::drop_labels(blocks, out);
     }
     if params.prefs != Prefs::default() {
         prefs::apply(blocks, out, judged_trusted, params);

@@ -276,11 +276,11 @@ mod tests {
 
     #[test]
     fn recall_keeps_more_and_precision_keeps_less_each_where_it_pays() {
-        // A page whose text lies beside the densest part the main subtree settles on: recall
-        // takes it back. A blog's front page whose kept text ends in short labels: precision cuts
-        // them.
+        // A blog's month of posts whose text lies beside the densest post the main subtree
+        // settles on: recall takes it back. A blog's front page whose kept text ends in short
+        // labels: precision cuts them.
         let (beside, margin) = (
-            "http://www.hotvsnot.com/",
+            "http://www.baraita.net/blog/archives/2005_05.html",
             "http://mobyrebuttal.blogspot.com/",
         );
         let pages = corpus_pages("cleaneval", &[beside, margin]);
