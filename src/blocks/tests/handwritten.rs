@@ -326,10 +326,7 @@ fn implied_end_tags_keep_paths_right() {
          <table><tr><td>c1<td>c2<tr><td>c3</table>\
          <dl><dt>t<dd>d</dl><h2>h</body>",
     );
-    let got: Vec<(&str, &str)> = b
-        .iter()
-        .map(|b| (b.text.as_str(), b.path.as_str()))
-        .collect();
+    let got = texts_and_paths(&b);
     assert_eq!(
         got,
         [
@@ -346,10 +343,7 @@ fn implied_end_tags_keep_paths_right() {
     );
     // `</div>` inside a table cell does not close the div outside the table.
     let b = split("<div><table><tr><td></div>x</td></tr></table>y</div>z");
-    let got: Vec<(&str, &str)> = b
-        .iter()
-        .map(|b| (b.text.as_str(), b.path.as_str()))
-        .collect();
+    let got = texts_and_paths(&b);
     assert_eq!(got, [("x", "div/table/tr/td"), ("y", "div"), ("z", "")]);
     // `</head>` and `<body>` close the head.
     assert_eq!(
@@ -364,10 +358,7 @@ fn implied_end_tags_keep_paths_right() {
          <li><button>Care</button><div>Find care</div></li></ul></nav><main><p>text</main>\
          <div><button><p>one<div>two</div></button>three</div>",
     );
-    let got: Vec<(&str, &str)> = b
-        .iter()
-        .map(|b| (b.text.as_str(), b.path.as_str()))
-        .collect();
+    let got = texts_and_paths(&b);
     assert_eq!(
         got,
         [
@@ -380,6 +371,14 @@ fn implied_end_tags_keep_paths_right() {
             ("three", "div"),
         ]
     );
+}
+
+/// Each block's text and path, in order.
+fn texts_and_paths(blocks: &[Block]) -> Vec<(&str, &str)> {
+    blocks
+        .iter()
+        .map(|b| (b.text.as_str(), b.path.as_str()))
+        .collect()
 }
 
 #[test]
