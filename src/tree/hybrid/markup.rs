@@ -420,11 +420,6 @@ mod tests {
         assert_eq!(run(&thread, 1), vec![Unique; 4]);
     }
 
-    /// Real pages whose article sits in a wrapper named for what it holds beside it
-    /// (`with-sidebar`), in an article filed under a tag whose slug holds a region's word
-    /// (`tag-social-media`), or in a `share-container` inside its article: most of their
-    /// must-contain phrases are found, where reading those names as regions around the text
-    /// dropped the whole article (at most one phrase of five on each).
     #[test]
     fn teasers_marked_as_articles_are_no_main_text_the_markup_marks() {
         // A magazine's story laid out in a page builder's widgets (every component a
@@ -438,6 +433,11 @@ mod tests {
         assert!(f1 > 0.9, "{f1}");
     }
 
+    /// Real pages whose article sits in a wrapper named for what it holds beside it
+    /// (`with-sidebar`), in an article filed under a tag whose slug holds a region's word
+    /// (`tag-social-media`), or in a `share-container` inside its article: most of their
+    /// must-contain phrases are found, where reading those names as regions around the text
+    /// dropped the whole article (at most one phrase of five on each).
     #[test]
     fn wrappers_named_like_regions_do_not_mark_the_article() {
         super::super::fixtures::assert_most_phrases_found(
