@@ -31,6 +31,8 @@
 //!   that is one of a run of alike units is all of them, and a listing's items are its content
 //!   (data-record mining, Liu et al. 2003); a run of units each showing a heading and hiding
 //!   its text (collapsed sections) whose shown text is kept has its hidden text shown;
+//! - [`headings`]: a heading that is a link (a listing's headline, a section's link to itself)
+//!   heads the text after it, and is kept where that text is;
 //! - [`quotes`]: a quotation copying text the page keeps above it (a reply quoting the post it
 //!   answers) is that text again, not new text;
 //! - [`controls`]: a button's label names what a click does, not what the page says.
@@ -41,6 +43,7 @@
 //! `[tree.rules]`) to measure what it does. Each verdict carries the [`Reason`] that decided it.
 
 pub mod controls;
+pub mod headings;
 pub mod hidden;
 pub mod links;
 pub mod main_text;
@@ -148,6 +151,8 @@ pub struct Rules {
     /// [`controls`]: a `<button>`'s label ("Add to cart", "Select a size") is dropped, but for a
     /// heading's button and a button wrapping headings, paragraphs or list items.
     pub control_labels: bool,
+    /// [`headings`]: a link-dense heading is kept with the kept text it heads.
+    pub linked_headings: bool,
 }
 
 impl Default for Rules {
@@ -180,13 +185,14 @@ impl Default for Rules {
             cards: true,
             quoted_copies: true,
             control_labels: true,
+            linked_headings: true,
         }
     }
 }
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 27] = [
+    pub const NAMES: [&'static str; 28] = [
         "template",
         "links",
         "index_pages",
@@ -214,6 +220,7 @@ impl Rules {
         "cards",
         "quoted_copies",
         "control_labels",
+        "linked_headings",
     ];
 
     /// These rules with the one named `name` switched off; `None` for an unknown name.
@@ -246,6 +253,7 @@ impl Rules {
             "cards" => &mut self.cards,
             "quoted_copies" => &mut self.quoted_copies,
             "control_labels" => &mut self.control_labels,
+            "linked_headings" => &mut self.linked_headings,
             _ => return None,
         };
         *flag = false;
@@ -421,6 +429,9 @@ pub fn classify(
         }
         layout = classify_with(blocks, None, params, &regions, out);
         judged_trusted = false;
+    }
+    if params.rules.linked_headings {
+        headings::keep_linked_headings(blocks, out);
     }
     if params.rules.quoted_copies {
         quotes::drop_quoted_copies(blocks, out);
