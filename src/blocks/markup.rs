@@ -35,7 +35,7 @@ pub(crate) struct TagToken<'a> {
     pub hidden: bool,
     /// What the start tag's class names say of the element's role in showing code or math
     /// ([`class_role`]): bits of [`ROLE_LANGUAGE`], [`ROLE_MATH_COPY`], [`ROLE_MATH_IMAGE`],
-    /// [`ROLE_MATH_SHOWN`].
+    /// [`ROLE_MATH_SHOWN`], [`ROLE_RESPONSIVE`].
     pub roles: u8,
 }
 
@@ -365,6 +365,10 @@ pub(crate) const ROLE_MATH_IMAGE: u8 = 4;
 /// A class marks MathML a page hides because it shows the formula as a picture beside it
 /// (MediaWiki's `mwe-math-mathml-a11y`): a reader sees the formula, so its text is not hidden.
 pub(crate) const ROLE_MATH_SHOWN: u8 = 8;
+/// A class shows or hides its element at some screen widths only ([`responsive_class`]): a
+/// page that lays its text out twice, once for small screens and once for large, shows a reader
+/// one of the two copies.
+pub(crate) const ROLE_RESPONSIVE: u8 = 16;
 
 /// The role ([`ROLE_LANGUAGE`], ...) of one class name: compared whole (the language prefixes as
 /// prefixes, ASCII case-insensitively), in the spelling the tools write.
@@ -378,8 +382,77 @@ fn class_role(name: &[u8]) -> u8 {
         Some(b'M') if name == b"MathJax_Preview" => ROLE_MATH_COPY,
         Some(b'm') if name.starts_with(b"mwe-math-fallback-image") => ROLE_MATH_IMAGE,
         Some(b'm') if name == b"mwe-math-mathml-a11y" => ROLE_MATH_SHOWN,
+        _ if responsive_class(name) => ROLE_RESPONSIVE,
         _ => 0,
     }
+}
+
+/// Longest class name read as a responsive display utility.
+const MAX_RESPONSIVE_CLASS: usize = 24;
+
+/// True when a class name is a display utility keyed to a screen width: it names a breakpoint
+/// (`xs` to `xxl`, `small`, `medium`, `large`, `mobile`, `tablet`, `desktop`, ...) and shows or
+/// hides its element there. The spellings of the common style sheets: Bootstrap's `hidden-xs`,
+/// `visible-md-block` and `d-md-none`, Tailwind's `md:hidden` and `lg:block`, Foundation's
+/// `show-for-small-only` and `hide-for-large`, Bulma's `is-hidden-mobile`, Shopify's
+/// `small-hide` and `large-up-hide`, Squarespace's `hidden-down-md`, and the sites' own
+/// `mobile-only` and `hide-on-desktop`. A grid column (`col-md-6`) or a flex direction
+/// (`flex-md-row`) shows and hides nothing; Foundation's `show-for-sr` names no width.
+fn responsive_class(name: &[u8]) -> bool {
+    if name.len() < 5 || name.len() > MAX_RESPONSIVE_CLASS {
+        return false;
+    }
+    let mut buf = [0u8; MAX_RESPONSIVE_CLASS];
+    let lower = &mut buf[..name.len()];
+    lower.copy_from_slice(name);
+    lower.make_ascii_lowercase();
+    let lower = &*lower;
+    const BREAKPOINTS: [&[u8]; 17] = [
+        b"xs",
+        b"sm",
+        b"md",
+        b"lg",
+        b"xl",
+        b"xxl",
+        b"2xl",
+        b"small",
+        b"medium",
+        b"large",
+        b"mobile",
+        b"tablet",
+        b"desktop",
+        b"phone",
+        b"touch",
+        b"widescreen",
+        b"fullhd",
+    ];
+    const DISPLAYS: [&[u8]; 9] = [
+        b"none",
+        b"hidden",
+        b"block",
+        b"flex",
+        b"inline",
+        b"inline-block",
+        b"inline-flex",
+        b"grid",
+        b"table",
+    ];
+    const SHOWS: [&[u8]; 5] = [b"hidden", b"hide", b"visible", b"show", b"only"];
+    let is = |set: &[&[u8]], word: &[u8]| set.contains(&word);
+    // Tailwind: a breakpoint variant (`md:`, `max-lg:`) before a display value.
+    if let Some(colon) = lower.iter().rposition(|&b| b == b':') {
+        let (variant, display) = (&lower[..colon], &lower[colon + 1..]);
+        let variant = variant.strip_prefix(b"max-").unwrap_or(variant);
+        return is(&BREAKPOINTS[..7], variant) && is(&DISPLAYS[1..], display);
+    }
+    // Bootstrap 4 and 5: `d-{breakpoint}-{display}`.
+    if let Some(rest) = lower.strip_prefix(b"d-") {
+        return rest.iter().position(|&b| b == b'-').is_some_and(|dash| {
+            is(&BREAKPOINTS[..7], &rest[..dash]) && is(&DISPLAYS, &rest[dash + 1..])
+        });
+    }
+    let words = || lower.split(|&b| b == b'-' || b == b'_');
+    words().any(|w| is(&BREAKPOINTS, w)) && words().any(|w| is(&SHOWS, w))
 }
 
 /// The rest of a class name after a prefix that names a code language (`language-`, `lang-`,
@@ -839,6 +912,44 @@ fn tab_panel(value: &[u8]) -> bool {
 mod tests {
     use super::*;
     use crate::blocks::scan::for_each_tag;
+
+    #[test]
+    fn responsive_classes_name_a_width_and_what_is_shown_there() {
+        for name in [
+            "hidden-xs",
+            "visible-md-block",
+            "d-md-none",
+            "D-LG-BLOCK",
+            "md:hidden",
+            "lg:block",
+            "max-sm:hidden",
+            "show-for-small-only",
+            "hide-for-large",
+            "is-hidden-mobile",
+            "small-hide",
+            "large-up-hide",
+            "hidden-down-md",
+            "mobile-only",
+            "hide-on-desktop",
+        ] {
+            assert!(responsive_class(name.as_bytes()), "{name}");
+            assert_eq!(class_role(name.as_bytes()), ROLE_RESPONSIVE, "{name}");
+        }
+        for name in [
+            "col-md-6",
+            "flex-md-row",
+            "btn-lg",
+            "show-for-sr",
+            "hidden",
+            "d-none",
+            "md:flex-row",
+            "mobile-menu",
+            "text-md-left",
+            "hover:block",
+        ] {
+            assert!(!responsive_class(name.as_bytes()), "{name}");
+        }
+    }
 
     fn tags(run: &str) -> Vec<(bool, String, bool)> {
         let mut out = Vec::new();

@@ -135,6 +135,11 @@ pub struct Block {
     /// action, over the page, or never (metadata for machines, a cookie consent, text for screen
     /// readers). The document-order ordinal of the outermost such container.
     pub hidden: Option<u32>,
+    /// Document-order ordinal of the innermost open container shown at some screen widths only
+    /// (a `class` such as `hidden-xs`, `d-md-none`, `md:hidden`, `mobile-only`), `None` outside
+    /// any: a page that lays a part out once for small screens and once for large shows a reader
+    /// one copy.
+    pub responsive: Option<u32>,
     /// Document-order ordinal of the innermost open container (below `html` and `body`) whose
     /// `class` or `id` has a word naming reviews (`review`, `reviews`: `product-reviews`,
     /// `individual-review`, `customerReviews`, but not a name that also says it holds the text,

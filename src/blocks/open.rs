@@ -36,6 +36,8 @@ pub(crate) struct RegionMarks {
     pub(crate) gallery: bool,
     /// A word of the element's `class` or `id` names reviews (no hint of its own).
     pub(crate) reviews: bool,
+    /// The element's `class` shows or hides it at some screen widths only.
+    pub(crate) responsive: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -76,6 +78,8 @@ pub(crate) struct OpenElements {
     hidden: u32,
     /// Open containers whose `class` or `id` names reviews.
     reviews: u32,
+    /// Open containers shown at some screen widths only.
+    responsive: u32,
 }
 
 impl OpenElements {
@@ -92,6 +96,7 @@ impl OpenElements {
         self.comments = 0;
         self.hidden = 0;
         self.reviews = 0;
+        self.responsive = 0;
         self.counts.clear();
         self.counts.resize(256, 0);
     }
@@ -187,6 +192,16 @@ impl OpenElements {
             Some(c) => (Some(c.ordinal), c.marks.gallery),
             None => (None, false),
         }
+    }
+
+    /// The ordinal of the innermost open container shown at some screen widths only, if any.
+    #[inline]
+    pub(crate) fn responsive(&self) -> Option<u32> {
+        if self.responsive == 0 {
+            return None;
+        }
+        let c = self.containers.iter().rev().find(|c| c.marks.responsive)?;
+        Some(c.ordinal)
     }
 
     /// The ordinal of the innermost open container whose `class` or `id` names reviews, if any.
@@ -295,6 +310,7 @@ impl OpenElements {
             self.count_hint(marks.hint, true);
             self.comments += u32::from(marks.comments);
             self.reviews += u32::from(marks.reviews);
+            self.responsive += u32::from(marks.responsive);
             self.hidden += u32::from(hidden);
             push_segment(&mut self.path, name);
         }
@@ -327,6 +343,9 @@ impl OpenElements {
                     self.comments = self.comments.saturating_sub(u32::from(c.marks.comments));
                     self.hidden = self.hidden.saturating_sub(u32::from(c.hidden));
                     self.reviews = self.reviews.saturating_sub(u32::from(c.marks.reviews));
+                    self.responsive = self
+                        .responsive
+                        .saturating_sub(u32::from(c.marks.responsive));
                 }
             }
         }

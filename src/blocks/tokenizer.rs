@@ -20,7 +20,7 @@ use super::limits::ParseLimits;
 use super::marks::{Capture, Marks};
 use super::markup::{
     attributes, code_language, comments_only, names_reviews, script_type, Hint, ScriptType,
-    TagToken, MARK_GALLERY, ROLE_LANGUAGE, ROLE_MATH_COPY, ROLE_MATH_SHOWN,
+    TagToken, MARK_GALLERY, ROLE_LANGUAGE, ROLE_MATH_COPY, ROLE_MATH_SHOWN, ROLE_RESPONSIVE,
 };
 use super::math::MathReader;
 use super::open::{OpenElements, RegionMarks};
@@ -113,6 +113,7 @@ struct State {
     block_comments: bool,
     block_gallery: bool,
     block_hidden: Option<u32>,
+    block_responsive: Option<u32>,
     block_reviews: Option<u32>,
     block_nested_article: bool,
     block_pre: Option<u32>,
@@ -418,6 +419,7 @@ impl State {
         self.block_comments = false;
         self.block_gallery = false;
         self.block_hidden = None;
+        self.block_responsive = None;
         self.block_reviews = None;
         self.block_nested_article = false;
         self.block_pre = None;
@@ -517,6 +519,7 @@ impl State {
             self.block_marked_main = self.open.marked_main();
             self.block_comments = self.open.in_comments();
             self.block_hidden = self.open.hidden();
+            self.block_responsive = self.open.responsive();
             self.block_reviews = self.open.reviews();
             self.block_nested_article = self.open.in_nested_article();
             self.block_pre = pre;
@@ -621,6 +624,7 @@ impl State {
                 comments: self.block_comments,
                 gallery: self.block_gallery,
                 hidden: self.block_hidden,
+                responsive: self.block_responsive,
                 reviews: self.block_reviews,
                 nested_article: self.block_nested_article,
                 pre: self.block_pre,
@@ -814,6 +818,7 @@ impl State {
             comments,
             gallery: token.hint == Hint::Boilerplate && token.marks & MARK_GALLERY != 0,
             reviews: names_reviews(token.marks),
+            responsive: token.roles & ROLE_RESPONSIVE != 0,
         }
     }
 

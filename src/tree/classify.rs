@@ -165,6 +165,9 @@ pub struct BlockFacts<'a> {
     /// The outermost of the block's containers that is not rendered (`hidden`, `display: none`),
     /// if one is ([`Block::hidden`]).
     pub hidden: Option<u32>,
+    /// The innermost element around the block shown at some screen widths only
+    /// ([`Block::responsive`]), if any.
+    pub responsive: Option<u32>,
     /// The ordinal of the innermost element around the block whose `class` or `id` names
     /// reviews ([`Block::reviews`]), if any.
     pub reviews: Option<u32>,
@@ -201,6 +204,7 @@ impl<'a> BlockFacts<'a> {
             comments: block.comments,
             gallery: block.gallery,
             hidden: block.hidden,
+            responsive: block.responsive,
             reviews: block.reviews,
             nested_article: block.nested_article,
             h1: container == "h1",
@@ -332,6 +336,7 @@ mod tests {
             comments: false,
             gallery: false,
             hidden: None,
+            responsive: None,
             reviews: None,
             nested_article: false,
             h1: false,

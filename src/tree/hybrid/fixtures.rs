@@ -26,6 +26,7 @@ pub fn block(
         comments: false,
         gallery: false,
         hidden: None,
+        responsive: None,
         reviews: None,
         nested_article: false,
         h1: false,

@@ -35,6 +35,8 @@
 //!   heads the text after it, and is kept where that text is;
 //! - [`quotes`]: a quotation copying text the page keeps above it (a reply quoting the post it
 //!   answers) is that text again, not new text;
+//! - [`variants`]: a part a responsive page lays out twice, for small and large screens, is
+//!   shown to a reader once;
 //! - [`controls`]: a button's label names what a click does, not what the page says.
 //!
 //! On a domain's first page the tree knows nothing and the page's structure decides; as the
@@ -55,6 +57,7 @@ pub mod stubs;
 pub mod template;
 pub mod title;
 pub mod units;
+pub mod variants;
 pub mod within_text;
 
 #[cfg(test)]
@@ -153,6 +156,9 @@ pub struct Rules {
     pub control_labels: bool,
     /// [`headings`]: a link-dense heading is kept with the kept text it heads.
     pub linked_headings: bool,
+    /// [`variants`]: a second copy of kept text, either copy shown at some screen widths only,
+    /// is dropped.
+    pub layout_copies: bool,
 }
 
 impl Default for Rules {
@@ -186,13 +192,14 @@ impl Default for Rules {
             quoted_copies: true,
             control_labels: true,
             linked_headings: true,
+            layout_copies: true,
         }
     }
 }
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 28] = [
+    pub const NAMES: [&'static str; 29] = [
         "template",
         "links",
         "index_pages",
@@ -221,6 +228,7 @@ impl Rules {
         "quoted_copies",
         "control_labels",
         "linked_headings",
+        "layout_copies",
     ];
 
     /// These rules with the one named `name` switched off; `None` for an unknown name.
@@ -254,6 +262,7 @@ impl Rules {
             "quoted_copies" => &mut self.quoted_copies,
             "control_labels" => &mut self.control_labels,
             "linked_headings" => &mut self.linked_headings,
+            "layout_copies" => &mut self.layout_copies,
             _ => return None,
         };
         *flag = false;
@@ -435,6 +444,9 @@ pub fn classify(
     }
     if params.rules.quoted_copies {
         quotes::drop_quoted_copies(blocks, out);
+    }
+    if params.rules.layout_copies {
+        variants::drop_layout_copies(blocks, out);
     }
     if params.rules.control_labels {
         controls::drop_labels(blocks, out);

@@ -1,0 +1,124 @@
+//! A page laid out twice: a responsive page often ships one part in two copies, one for small
+//! screens and one for large (a product's description beside its picture on a desktop, under
+//! its "Add to cart" on a phone), each in an element whose class shows it at some widths only
+//! (`hidden-down-md` and `hidden-up-md`, `md:hidden` and `hidden md:block`). A reader sees one
+//! copy; the extractor reads both. Text said twice for another reason (a reference's parameters
+//! described alike under two calls) carries no such class and keeps both copies.
+
+use std::collections::HashSet;
+
+use crate::blocks::BlockHash;
+use crate::tree::{BlockFacts, Label, Reason};
+
+/// Fewest characters of kept text an element shown at some widths only holds for it to be read
+/// as a copy of a part of the page: a description, a list of features. Smaller ones are an
+/// item's label that every item of a listing carries ("Updated", "Free shipping"), each in its
+/// own element, not a copy of anything.
+pub const MIN_LAYOUT_COPY: u32 = 100;
+
+/// Drops the kept text of each element shown at some screen widths only
+/// ([`BlockFacts::responsive`]) when all of it is text the page keeps earlier, outside the
+/// element, and it holds at least [`MIN_LAYOUT_COPY`] characters: the second layout of the same
+/// part, dropped as `repeated`. Runs on the page's final verdicts, so the copy kept is the first
+/// the page keeps.
+pub fn drop_layout_copies(blocks: &[BlockFacts<'_>], out: &mut [Reason]) {
+    if !blocks.iter().any(|b| b.responsive.is_some()) {
+        return;
+    }
+    let mut shown: HashSet<BlockHash> = HashSet::new();
+    let mut i = 0;
+    while i < blocks.len() {
+        let Some(element) = blocks[i].responsive else {
+            if out[i].label() == Label::Content {
+                shown.extend(blocks[i].hash);
+            }
+            i += 1;
+            continue;
+        };
+        // The element's blocks are contiguous in document order.
+        let end = i + blocks[i..]
+            .iter()
+            .take_while(|b| b.ancestors.contains(&element))
+            .count()
+            .max(1);
+        let kept: Vec<usize> = (i..end)
+            .filter(|&k| out[k].label() == Label::Content)
+            .collect();
+        let chars: u32 = kept.iter().map(|&k| blocks[k].chars).sum();
+        let copy = chars >= MIN_LAYOUT_COPY
+            && kept
+                .iter()
+                .all(|&k| blocks[k].hash.is_some_and(|h| shown.contains(&h)));
+        for k in kept {
+            if copy {
+                out[k] = Reason::Repeated;
+            } else {
+                shown.extend(blocks[k].hash);
+            }
+        }
+        i = end;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{corpus_pages, f1_with_and_without, judge};
+    use super::super::Rules;
+
+    const DESCRIPTION: &str = "Make each cup of tea or coffee feel special with a ceramic mug: \
+        wheel thrown, with a matte textured outside and a clear glazed inside.";
+
+    fn page(small: &str, large: &str) -> String {
+        format!(
+            "<html><body><nav><a href=/>Shop</a> <a href=/cups>Cups</a></nav><main>\
+             <h1>White speckle mug</h1><div class=price>$60.00</div>\
+             <div class='{large}'><p>{DESCRIPTION}</p><p>Handmade stoneware, about 350 ml.</p>\
+             </div><div class=cart><button>Add to cart</button></div>\
+             <div class='{small}'><p>{DESCRIPTION}</p><p>Handmade stoneware, about 350 ml.</p>\
+             </div></main></body></html>"
+        )
+    }
+
+    #[test]
+    fn a_part_laid_out_for_small_and_large_screens_is_kept_once() {
+        for (small, large) in [
+            (
+                "product-description hidden-up-md",
+                "product-description hidden-down-md",
+            ),
+            ("d-md-none", "d-none d-md-block"),
+            ("md:hidden", "hidden md:block"),
+            ("mobile-only", "desktop-only"),
+        ] {
+            let html = page(small, large);
+            let (kept, _) = judge(&html, Rules::default());
+            let copies = |kept: &[String]| kept.iter().filter(|t| *t == DESCRIPTION).count();
+            assert_eq!(copies(&kept), 1, "{small}: {kept:?}");
+            let off = Rules::default().without("layout_copies").unwrap();
+            assert_eq!(copies(&judge(&html, off).0), 2, "{small}");
+        }
+        // Text said twice without such a class keeps both copies, and so do classes that show
+        // and hide nothing.
+        let (kept, _) = judge(&page("col-md-6", "flex-md-row"), Rules::default());
+        assert_eq!(kept.iter().filter(|t| *t == DESCRIPTION).count(), 2);
+    }
+
+    #[test]
+    fn real_pages_show_their_text_once() {
+        // Ghost Wares' mug (Squarespace's `hidden-up-md` and `hidden-down-md`) and AS Colour's
+        // tee.
+        for url in [
+            "https://www.ghostwares.com.au/shop/p/white-speckle-mug",
+            "https://ascolour.com/staple-tee-5001/",
+        ] {
+            let pages = corpus_pages("wcxb-dev", &[url]);
+            let (html, gold, _) = &pages[0];
+            let (with, without) =
+                f1_with_and_without(html, gold, "layout_copies", |h, r| judge(h, r).0);
+            assert!(
+                with > without + 0.05,
+                "{url}: {with:.3} against {without:.3}"
+            );
+        }
+    }
+}
