@@ -69,7 +69,7 @@ pub enum Hint {
     /// Around the main text: `<nav>`, `<aside>`, `<footer>`, `<figcaption>` (a picture's legend),
     /// `role=navigation|complementary|contentinfo|banner|menu|search`, or a `class`/`id` word
     /// such as comment, sidebar, related, share, social, footer, breadcrumb, promo, ad, widget,
-    /// menu, nav, or a `class` word naming a gallery of pictures (gallery, slideshow, carousel).
+    /// menu, nav, or a `class` word naming a gallery of pictures (gallery, slideshow).
     Boilerplate,
 }
 
@@ -343,13 +343,15 @@ fn class_word_hint(word: &[u8]) -> Hint {
     }
 }
 
-/// Class words that name a gallery of pictures shown one at a time (Bootstrap's `carousel`, the
-/// WAI-ARIA carousel pattern): what it holds are the pictures' captions, legends like a
-/// `<figcaption>`, not the running text. Read in class names only: a class names a component's
+/// Class words that name a gallery of pictures (a news site's gallery, a slideshow): what it
+/// holds are the pictures' captions, legends like a `<figcaption>`, not the running text. A
+/// carousel (Bootstrap's `carousel`, the WAI-ARIA carousel pattern) names no such thing: it shows
+/// slides one at a time, and a slide is a picture as often as a product's features, a service's
+/// steps or a related story, which the page's structure judges. Read in class names only: a class names a component's
 /// kind, while an id names one element and often after its content (Texinfo anchors the index
 /// entry of a function named `gallery` as `id="index-gallery"`).
 fn gallery_word(word: &[u8]) -> bool {
-    matches!(word, b"gallery" | b"slideshow" | b"carousel")
+    matches!(word, b"gallery" | b"slideshow")
 }
 
 /// A class names the language of the code inside (`language-X`, `lang-X`, `highlight-X`,
@@ -1149,12 +1151,12 @@ mod tests {
             vec![None, None, None, None, None, Boilerplate, Boilerplate]
         );
         // A gallery of pictures holds their captions: its class names it, an id does not (an
-        // index anchor named after a function `gallery`).
+        // index anchor named after a function `gallery`); a carousel's slides are any content.
         assert_eq!(
             hints(
                 "<div class=cnnGalleryContainer><ul class='carousel-inner'><dt id=index-gallery>"
             ),
-            vec![Boilerplate, Boilerplate, None]
+            vec![Boilerplate, None, None]
         );
         // Boilerplate wins over content on one element; end tags carry none.
         assert_eq!(

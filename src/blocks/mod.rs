@@ -126,7 +126,7 @@ pub struct Block {
     pub comments: bool,
     /// True when the innermost container around the block that the markup marks as a region
     /// around the main text ([`Block::marker`]) is a gallery of pictures by a word of its `class`
-    /// (`gallery`, `slideshow`, `carousel`): the block is a picture's legend.
+    /// (`gallery`, `slideshow`): the block is a picture's legend.
     pub gallery: bool,
     /// Set when one of the block's open containers (below `html` and `body`) is not rendered: a
     /// `hidden` attribute, a `style` of `display: none` or `visibility: hidden`, a class name
