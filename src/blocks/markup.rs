@@ -347,9 +347,9 @@ fn class_word_hint(word: &[u8]) -> Hint {
 /// holds are the pictures' captions, legends like a `<figcaption>`, not the running text. A
 /// carousel (Bootstrap's `carousel`, the WAI-ARIA carousel pattern) names no such thing: it shows
 /// slides one at a time, and a slide is a picture as often as a product's features, a service's
-/// steps or a related story, which the page's structure judges. Read in class names only: a class names a component's
-/// kind, while an id names one element and often after its content (Texinfo anchors the index
-/// entry of a function named `gallery` as `id="index-gallery"`).
+/// steps or a related story, which the page's structure judges. Read in class names only: a
+/// class names a component's kind, while an id names one element and often after its content
+/// (Texinfo anchors the index entry of a function named `gallery` as `id="index-gallery"`).
 fn gallery_word(word: &[u8]) -> bool {
     matches!(word, b"gallery" | b"slideshow")
 }

@@ -156,8 +156,8 @@ pub struct Rules {
     pub control_labels: bool,
     /// [`headings`]: a link-dense heading is kept with the kept text it heads.
     pub linked_headings: bool,
-    /// [`variants`]: a second copy of kept text, either copy shown at some screen widths only,
-    /// is dropped.
+    /// [`variants`]: an element shown at some screen widths only whose kept text the page
+    /// keeps all earlier (a part laid out for small and for large screens) is dropped.
     pub layout_copies: bool,
 }
 

@@ -35,10 +35,11 @@ pub fn drop_layout_copies(blocks: &[BlockFacts<'_>], out: &mut [Reason]) {
             i += 1;
             continue;
         };
-        // The element's blocks are contiguous in document order.
+        // The element's blocks are contiguous in document order (an element nested in it may
+        // be their innermost such element).
         let end = i + blocks[i..]
             .iter()
-            .take_while(|b| b.ancestors.contains(&element))
+            .take_while(|b| b.responsive == Some(element) || b.ancestors.contains(&element))
             .count()
             .max(1);
         let kept: Vec<usize> = (i..end)
