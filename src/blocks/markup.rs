@@ -389,6 +389,18 @@ fn class_role(name: &[u8]) -> u8 {
     }
 }
 
+/// `name` lower-cased (ASCII) into `buf`, when it is at least `min` bytes long and fits in
+/// `buf`: the class names compared whole are short, so a longer one is none of them.
+fn lowercase_in<'b>(name: &[u8], min: usize, buf: &'b mut [u8]) -> Option<&'b [u8]> {
+    if name.len() < min || name.len() > buf.len() {
+        return None;
+    }
+    let lower = &mut buf[..name.len()];
+    lower.copy_from_slice(name);
+    lower.make_ascii_lowercase();
+    Some(lower)
+}
+
 /// Longest class name read as a responsive display utility.
 const MAX_RESPONSIVE_CLASS: usize = 24;
 
@@ -401,14 +413,10 @@ const MAX_RESPONSIVE_CLASS: usize = 24;
 /// `mobile-only` and `hide-on-desktop`. A grid column (`col-md-6`) or a flex direction
 /// (`flex-md-row`) shows and hides nothing; Foundation's `show-for-sr` names no width.
 fn responsive_class(name: &[u8]) -> bool {
-    if name.len() < 5 || name.len() > MAX_RESPONSIVE_CLASS {
-        return false;
-    }
     let mut buf = [0u8; MAX_RESPONSIVE_CLASS];
-    let lower = &mut buf[..name.len()];
-    lower.copy_from_slice(name);
-    lower.make_ascii_lowercase();
-    let lower = &*lower;
+    let Some(lower) = lowercase_in(name, 5, &mut buf) else {
+        return false;
+    };
     const BREAKPOINTS: [&[u8]; 17] = [
         b"xs",
         b"sm",
@@ -697,15 +705,12 @@ const MAX_HIDING_CLASS: usize = 18;
 /// `visuallyhidden`. Whole names only: `hidden-xs` hides on small screens alone.
 fn hiding_class(value: &[u8]) -> bool {
     value.split(u8::is_ascii_whitespace).any(|name| {
-        if name.len() < 4 || name.len() > MAX_HIDING_CLASS {
-            return false;
-        }
         let mut buf = [0u8; MAX_HIDING_CLASS];
-        let lower = &mut buf[..name.len()];
-        lower.copy_from_slice(name);
-        lower.make_ascii_lowercase();
+        let Some(lower) = lowercase_in(name, 4, &mut buf) else {
+            return false;
+        };
         matches!(
-            &*lower,
+            lower,
             b"hidden"
                 | b"hide"
                 | b"d-none"

@@ -186,6 +186,18 @@ pub fn f1_with_and_without(
     (f1(Rules::default()), f1(off))
 }
 
+/// Asserts that each of wcxb-dev's pages at `urls`, judged on a domain's first page, scores more
+/// than 0.05 of F1 higher under the default rules than with the rule named `rule` switched off.
+pub fn assert_rule_pays_on(urls: &[&str], rule: &str) {
+    for (url, (html, gold, _)) in urls.iter().zip(corpus_pages("wcxb-dev", urls)) {
+        let (with, without) = f1_with_and_without(&html, &gold, rule, |h, r| judge(h, r).0);
+        assert!(
+            with > without + 0.05,
+            "{url}: {with:.3} against {without:.3}"
+        );
+    }
+}
+
 /// How many of a page's must-contain phrases the text kept under `rules` holds, and of its
 /// must-not-contain phrases.
 pub fn phrases_found(html: &str, snippets: &crate::eval::Snippets, rules: Rules) -> (usize, usize) {

@@ -63,7 +63,7 @@ pub fn drop_layout_copies(blocks: &[BlockFacts<'_>], out: &mut [Reason]) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{corpus_pages, f1_with_and_without, judge};
+    use super::super::fixtures::{assert_rule_pays_on, judge};
     use super::super::Rules;
 
     const DESCRIPTION: &str = "Make each cup of tea or coffee feel special with a ceramic mug: \
@@ -108,18 +108,12 @@ mod tests {
     fn real_pages_show_their_text_once() {
         // Ghost Wares' mug (Squarespace's `hidden-up-md` and `hidden-down-md`) and AS Colour's
         // tee.
-        for url in [
-            "https://www.ghostwares.com.au/shop/p/white-speckle-mug",
-            "https://ascolour.com/staple-tee-5001/",
-        ] {
-            let pages = corpus_pages("wcxb-dev", &[url]);
-            let (html, gold, _) = &pages[0];
-            let (with, without) =
-                f1_with_and_without(html, gold, "layout_copies", |h, r| judge(h, r).0);
-            assert!(
-                with > without + 0.05,
-                "{url}: {with:.3} against {without:.3}"
-            );
-        }
+        assert_rule_pays_on(
+            &[
+                "https://www.ghostwares.com.au/shop/p/white-speckle-mug",
+                "https://ascolour.com/staple-tee-5001/",
+            ],
+            "layout_copies",
+        );
     }
 }
