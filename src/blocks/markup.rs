@@ -413,6 +413,24 @@ const MAX_RESPONSIVE_CLASS: usize = 24;
 /// `mobile-only` and `hide-on-desktop`. A grid column (`col-md-6`) or a flex direction
 /// (`flex-md-row`) shows and hides nothing; Foundation's `show-for-sr` names no width.
 fn responsive_class(name: &[u8]) -> bool {
+    // Every spelling leads with what is shown (`hidden-xs`, `d-md-none`, `is-hidden-mobile`),
+    // ends with it (`small-hide`, `mobile-only`) or is Tailwind's (`md:hidden`): a name that
+    // does none of these is passed over before it is read whole, as nearly every name is.
+    const LEADS: [&[u8]; 7] = [
+        b"hidden", b"hide", b"visible", b"show", b"d", b"is", b"only",
+    ];
+    const ENDS: [&[u8]; 5] = [b"hidden", b"hide", b"visible", b"show", b"only"];
+    let separator = |b: &u8| matches!(b, b'-' | b'_' | b':');
+    let (Some(first), Some(last)) = (name.split(separator).next(), name.rsplit(separator).next())
+    else {
+        return false;
+    };
+    let one_of = |set: &[&[u8]], word: &[u8]| set.iter().any(|w| word.eq_ignore_ascii_case(w));
+    if first.len() == name.len()
+        || !(one_of(&LEADS, first) || one_of(&ENDS, last) || name.contains(&b':'))
+    {
+        return false;
+    }
     let mut buf = [0u8; MAX_RESPONSIVE_CLASS];
     let Some(lower) = lowercase_in(name, 5, &mut buf) else {
         return false;
