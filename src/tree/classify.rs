@@ -186,6 +186,11 @@ pub struct BlockFacts<'a> {
     pub hash: Option<BlockHash>,
 }
 
+/// True when `tag` (lower-case, as a path writes it) is a heading's, `h1` to `h6`.
+pub fn is_heading(tag: &str) -> bool {
+    matches!(tag.as_bytes(), [b'h', b'1'..=b'6'])
+}
+
 impl<'a> BlockFacts<'a> {
     /// The facts of `block`, its text counted `count` times and its path `path_count` times at
     /// the deciding node.
@@ -208,11 +213,16 @@ impl<'a> BlockFacts<'a> {
             reviews: block.reviews,
             nested_article: block.nested_article,
             h1: container == "h1",
-            heading: matches!(container.as_bytes(), [b'h', b'1'..=b'6']),
+            heading: is_heading(container),
             titled: false,
             figure: block.hash.is_none() && block.text.chars().any(char::is_numeric),
             hash: block.hash,
         }
+    }
+
+    /// True when the block lies in an element with tag `tag` (lower-case), read from its path.
+    pub fn in_element(&self, tag: &str) -> bool {
+        self.path.contains(tag) && self.path.split('/').any(|t| t == tag)
     }
 
     /// The block's enclosing elements, outermost first, each with its tag: the last

@@ -5,6 +5,7 @@
 //! stay: a heading's own button (an accordion's question, the WAI-ARIA pattern puts the trigger
 //! inside the heading) and a button wrapping a card of headings, paragraphs or list items.
 
+use crate::tree::classify::is_heading;
 use crate::tree::{BlockFacts, Label, Reason};
 
 /// True when the block is a control's label: its path holds a `<button>` with no heading
@@ -17,12 +18,11 @@ fn is_label(block: &BlockFacts<'_>) -> bool {
     let Some(button) = block.path.split('/').position(|tag| tag == "button") else {
         return false;
     };
-    let heading = |tag: &str| matches!(tag.as_bytes(), [b'h', b'1'..=b'6']);
     let mut tags = block.path.split('/');
-    !tags.by_ref().take(button).any(heading)
+    !tags.by_ref().take(button).any(is_heading)
         && !tags
             .skip(1)
-            .any(|tag| heading(tag) || tag == "p" || tag == "li")
+            .any(|tag| is_heading(tag) || tag == "p" || tag == "li")
 }
 
 /// Drops each kept block that is a control's label (see [`is_label`]). Runs on the page's final

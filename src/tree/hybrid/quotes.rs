@@ -11,7 +11,7 @@ use crate::tree::{BlockFacts, Label, Reason};
 
 /// True when the block lies in a `<blockquote>`.
 fn quoted(block: &BlockFacts<'_>) -> bool {
-    block.path.contains("blockquote") && block.path.split('/').any(|tag| tag == "blockquote")
+    block.in_element("blockquote")
 }
 
 /// Drops each kept block inside a `<blockquote>` whose words a kept block outside any quotation
