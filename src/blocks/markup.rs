@@ -35,7 +35,8 @@ pub(crate) struct TagToken<'a> {
     pub hidden: bool,
     /// What the start tag's class names say of the element's role in showing code or math
     /// ([`class_role`]): bits of [`ROLE_LANGUAGE`], [`ROLE_MATH_COPY`], [`ROLE_MATH_IMAGE`],
-    /// [`ROLE_MATH_SHOWN`], [`ROLE_RESPONSIVE`].
+    /// [`ROLE_MATH_SHOWN`], [`ROLE_RESPONSIVE`]; and whether its `role` names the page's main
+    /// landmark ([`ROLE_MAIN`]).
     pub roles: u8,
 }
 
@@ -129,6 +130,9 @@ fn value_hint(attr: HintAttr, value: &[u8], roles: &mut u8) -> (Hint, u8) {
                 .split(|b| !b.is_ascii_alphanumeric())
                 .filter(|w| !w.is_empty())
             {
+                if attr == HintAttr::Role && word.eq_ignore_ascii_case(b"main") {
+                    *roles |= ROLE_MAIN;
+                }
                 word_hint(attr, word, &mut hint, &mut marks, &mut wraps_text);
             }
         }
@@ -371,6 +375,9 @@ pub(crate) const ROLE_MATH_SHOWN: u8 = 8;
 /// page that lays its text out twice, once for small screens and once for large, shows a reader
 /// one of the two copies.
 pub(crate) const ROLE_RESPONSIVE: u8 = 16;
+/// A `role` names the element the page's main landmark (WAI-ARIA's `main`, what `<main>` is by
+/// its name): the author's statement of where the page's dominant content lies, around all of it.
+pub(crate) const ROLE_MAIN: u8 = 32;
 
 /// The role ([`ROLE_LANGUAGE`], ...) of one class name: compared whole (the language prefixes as
 /// prefixes, ASCII case-insensitively), in the spelling the tools write.

@@ -119,6 +119,11 @@ pub struct Block {
     /// main text (`<article>`, `<main>`, `role=main`, `itemprop=articleBody`), whatever marks
     /// its other containers; `None` outside any.
     pub marked_main: Option<u32>,
+    /// True when the element of [`Block::marked_main`] is the page's main landmark, a `<main>`
+    /// or an element of `role=main` (WAI-ARIA's name for what `<main>` is): the author's
+    /// statement of where the page's dominant content lies, around all of it, where an
+    /// `<article>` or `itemprop=articleBody` bounds one text.
+    pub main_landmark: bool,
     /// True when the open containers (below `html` and `body`) whose markup marks them as
     /// regions around the main text are all marked by words naming comments (`comment`,
     /// `comments`, `commentlist`, `disqus`, `replies` in a `class` or `id`), and there is one:

@@ -38,6 +38,8 @@ pub(crate) struct RegionMarks {
     pub(crate) reviews: bool,
     /// The element's `class` shows or hides it at some screen widths only.
     pub(crate) responsive: bool,
+    /// The element is the page's main landmark: a `<main>`, or `role=main`.
+    pub(crate) landmark: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -218,11 +220,12 @@ impl OpenElements {
     }
 
     /// The ordinal of the innermost open container whose own markup marks it as the main text
-    /// (`<article>`, `<main>`, `role=main`, `itemprop=articleBody`), if any.
+    /// (`<article>`, `<main>`, `role=main`, `itemprop=articleBody`), if any, and whether it is
+    /// the page's main landmark (`<main>`, `role=main`).
     #[inline]
-    pub(crate) fn marked_main(&self) -> Option<u32> {
+    pub(crate) fn marked_main(&self) -> Option<(u32, bool)> {
         self.innermost(Hint::Content, self.content)
-            .map(|c| c.ordinal)
+            .map(|c| (c.ordinal, c.marks.landmark))
     }
 
     /// The innermost open container hinted `hint`, of which `open` are open.

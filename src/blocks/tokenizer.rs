@@ -20,7 +20,8 @@ use super::limits::ParseLimits;
 use super::marks::{Capture, Marks};
 use super::markup::{
     attributes, code_language, comments_only, names_reviews, script_type, Hint, ScriptType,
-    TagToken, MARK_GALLERY, ROLE_LANGUAGE, ROLE_MATH_COPY, ROLE_MATH_SHOWN, ROLE_RESPONSIVE,
+    TagToken, MARK_GALLERY, ROLE_LANGUAGE, ROLE_MAIN, ROLE_MATH_COPY, ROLE_MATH_SHOWN,
+    ROLE_RESPONSIVE,
 };
 use super::math::MathReader;
 use super::open::{OpenElements, RegionMarks};
@@ -110,6 +111,7 @@ struct State {
     /// The innermost element around the current block marked as a region around the text.
     block_marker: Option<u32>,
     block_marked_main: Option<u32>,
+    block_main_landmark: bool,
     block_comments: bool,
     block_gallery: bool,
     block_hidden: Option<u32>,
@@ -416,6 +418,7 @@ impl State {
         self.block_hint = Hint::None;
         self.block_marker = None;
         self.block_marked_main = None;
+        self.block_main_landmark = false;
         self.block_comments = false;
         self.block_gallery = false;
         self.block_hidden = None;
@@ -516,7 +519,10 @@ impl State {
                 .ancestors(limits.max_ancestors.min(limits.max_depth));
             self.block_hint = self.open.hint();
             (self.block_marker, self.block_gallery) = self.open.marker();
-            self.block_marked_main = self.open.marked_main();
+            (self.block_marked_main, self.block_main_landmark) = match self.open.marked_main() {
+                Some((element, landmark)) => (Some(element), landmark),
+                None => (None, false),
+            };
             self.block_comments = self.open.in_comments();
             self.block_hidden = self.open.hidden();
             self.block_responsive = self.open.responsive();
@@ -621,6 +627,7 @@ impl State {
                 hint: self.block_hint,
                 marker: self.block_marker,
                 marked_main: self.block_marked_main,
+                main_landmark: self.block_main_landmark,
                 comments: self.block_comments,
                 gallery: self.block_gallery,
                 hidden: self.block_hidden,
@@ -819,6 +826,7 @@ impl State {
             gallery: token.hint == Hint::Boilerplate && token.marks & MARK_GALLERY != 0,
             reviews: names_reviews(token.marks),
             responsive: token.roles & ROLE_RESPONSIVE != 0,
+            landmark: key == KEY_MAIN || token.roles & ROLE_MAIN != 0,
         }
     }
 

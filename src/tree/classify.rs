@@ -156,6 +156,8 @@ pub struct BlockFacts<'a> {
     /// The ordinal of the innermost element around the block that the markup marks as the main
     /// text (`<article>`, `<main>`), if any.
     pub marked_main: Option<u32>,
+    /// True when the element of `marked_main` is the page's main landmark ([`Block::main_landmark`]).
+    pub main_landmark: bool,
     /// True when the markup marks the block as in the page's comments and in no other region
     /// around the main text ([`Block::comments`]).
     pub comments: bool,
@@ -206,6 +208,7 @@ impl<'a> BlockFacts<'a> {
             hint: block.hint,
             marker: block.marker,
             marked_main: block.marked_main,
+            main_landmark: block.main_landmark,
             comments: block.comments,
             gallery: block.gallery,
             hidden: block.hidden,
@@ -343,6 +346,7 @@ mod tests {
             hint: Hint::None,
             marker: None,
             marked_main: None,
+            main_landmark: false,
             comments: false,
             gallery: false,
             hidden: None,

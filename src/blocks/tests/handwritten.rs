@@ -661,6 +661,33 @@ fn the_innermost_element_marked_as_the_main_text() {
 }
 
 #[test]
+fn the_main_landmark_is_a_main_or_an_element_of_role_main() {
+    // `<main>` and `role=main` (any case, among other roles) name the page's main landmark;
+    // `<article>`, `itemprop=articleBody` and `role=article` mark one text; a `main` class
+    // names neither.
+    let page = r#"<html><body><main><p>In main</p><article><p>In its article</p></article></main>
+<div role="Main"><p>Role main</p></div><div role="region main"><p>Among roles</p></div>
+<div itemprop="articleBody"><p>Article body</p></div><div role="article"><p>Role article</p></div>
+<div class="main"><p>Class main</p></div>
+</body></html>"#;
+    let got: Vec<(String, bool)> = split(page)
+        .into_iter()
+        .map(|b| (b.text, b.main_landmark))
+        .collect();
+    let want = [
+        ("In main", true),
+        ("In its article", false),
+        ("Role main", true),
+        ("Among roles", true),
+        ("Article body", false),
+        ("Role article", false),
+        ("Class main", false),
+    ];
+    let want: Vec<(String, bool)> = want.iter().map(|(t, l)| (t.to_string(), *l)).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
 fn the_innermost_element_marked_as_a_region_around_the_text() {
     // Ordinals: html 0, body 1, div 2 (a layout class naming the sidebar), article 3, p 4,
     // div 5 (comments), div 6 (one comment), p 7, div 8 (a sidebar), p 9, p 10.

@@ -23,6 +23,7 @@ pub fn block(
         hint: Hint::None,
         marker: None,
         marked_main: None,
+        main_landmark: false,
         comments: false,
         gallery: false,
         hidden: None,

@@ -243,8 +243,9 @@ fn peers(a: &BlockFacts<'_>, m: u32, b: &BlockFacts<'_>, e: u32) -> bool {
 }
 
 /// Takes back the sections of the page's `<main>` beside the main subtree: when the element the
-/// markup marks as the main text (see [`marked_main`]) is a `<main>` and the main subtree `main`
-/// lies inside it, each other child of the `<main>` whose own text outweighs what it holds of
+/// markup marks as the main text (see [`marked_main`]) is the page's main landmark, a `<main>` or
+/// an element of `role=main` (WAI-ARIA's name for it, [`crate::blocks::Block::main_landmark`]),
+/// and the main subtree `main` lies inside it, each other child of the `<main>` whose own text outweighs what it holds of
 /// dropped text keeps the blocks the main subtree dropped. HTML's `<main>` is the author's
 /// statement of the page's dominant content, once per page, around it all; the main subtree
 /// settles on the densest part of it, and on a landing or service page made of sections of
@@ -272,7 +273,10 @@ pub fn keep_sections_of_main(
     let inside = blocks.iter().any(|b| {
         b.ancestors.binary_search(&main).is_ok() && b.ancestors.binary_search(&marked).is_ok()
     });
-    if !inside || element_tag(blocks, marked) != Some("main") {
+    let landmark = blocks
+        .iter()
+        .any(|b| b.marked_main == Some(marked) && b.main_landmark);
+    if !inside || !landmark {
         return;
     }
     // The child of the `<main>` holding `block`, when the block is outside the main subtree.
@@ -307,17 +311,6 @@ pub fn keep_sections_of_main(
             *reason = Reason::Unique;
         }
     }
-}
-
-/// The tag of the element `e` (a document-order ordinal), read from the path of a block inside
-/// it; `None` when no block is.
-fn element_tag<'a>(blocks: &[BlockFacts<'a>], e: u32) -> Option<&'a str> {
-    let block = blocks
-        .iter()
-        .find(|b| b.ancestors.binary_search(&e).is_ok())?;
-    block
-        .tagged_ancestors()
-        .find_map(|(tag, o)| (o == e).then_some(tag))
 }
 
 /// Drops the still-unique text of `<article>`s nested in another article (HTML's related
@@ -673,8 +666,8 @@ pub fn drop_outside(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main) {
 #[cfg(test)]
 mod tests {
     use super::super::fixtures::{
-        assert_most_phrases_found, block, corpus_pages, f1_with_and_without, judge, phrases_found,
-        run, run_params, run_with, ARTICLE,
+        assert_most_phrases_found, assert_rule_pays_on, block, corpus_pages, f1_with_and_without,
+        judge, phrases_found, run, run_params, run_with, ARTICLE,
     };
     use super::super::{Params, Rules};
     use crate::blocks::Hint;
@@ -1155,6 +1148,54 @@ mod tests {
                 "{url}: {leaked} vs {leaked_without}"
             );
         }
+    }
+
+    #[test]
+    fn an_element_of_role_main_is_the_pages_main() {
+        // WAI-ARIA's `role=main` says of a `<div>` what `<main>` says by its name: the sections
+        // beside the main subtree inside it are the page's text, as they are in a `<main>`; the
+        // same `<div>` without the role, or marked `itemprop=articleBody` (one text's bounds),
+        // bounds nothing beyond the main subtree.
+        // A section of the site's other stories, linked headlines and their dates, narrows the
+        // main subtree to the first section.
+        let news: String = (0..6)
+            .map(|n| {
+                format!(
+                    "<div><a href=\"/n/{n}\">Another story of the week number {n} worth \
+                     reading today</a><span>March {n}, 2025</span></div>"
+                )
+            })
+            .collect();
+        let page = |open: &str| {
+            format!(
+                "<html><body><nav><a href=\"/\">Home</a> <a href=\"/a\">About</a></nav>{open}\
+                 <section><h1>Our services</h1><p>{s}</p><p>{s}</p><p>{s}</p></section>\
+                 <section><h2>Plans</h2><p>Every plan comes with support from people who know \
+                 the product, at any hour.</p></section><section>{news}</section></div>\
+                 <footer>Contact</footer></body></html>",
+                s = SENTENCES
+            )
+        };
+        let plans = |kept: &[String]| kept.iter().any(|t| t.starts_with("Every plan"));
+        for open in ["<div role=main>", "<div class=page role=\"main\">"] {
+            let with = kept(&page(open), Rules::default());
+            assert!(plans(&with), "{open}: {with:?}");
+            let off = Rules::default().without("main_sections").unwrap();
+            assert!(!plans(&kept(&page(open), off)), "{open}");
+        }
+        for open in [
+            "<div class=page>",
+            "<div itemprop=articleBody>",
+            "<div role=region>",
+        ] {
+            let with = kept(&page(open), Rules::default());
+            assert!(!plans(&with), "{open}: {with:?}");
+        }
+        // A shop's home page whose `role=main` holds a hero, its collections and their notes.
+        assert_rule_pays_on(
+            &["https://liteaf.com/?srsltid=AfmBOoqGgduANbdLFsj1wTx6x5Wo4A0kepzx7h55XAcPr5geO4dG4p0f"],
+            "main_sections",
+        );
     }
 
     #[test]
