@@ -31,6 +31,8 @@
 //!   that is one of a run of alike units is all of them, and a listing's items are its content
 //!   (data-record mining, Liu et al. 2003); a run of units each showing a heading and hiding
 //!   its text (collapsed sections) whose shown text is kept has its hidden text shown;
+//! - [`sections`]: a main text that is one of a run of sections, each opened by a heading of
+//!   one rank, is all of them (HTML's sectioning: a heading opens a section);
 //! - [`headings`]: a heading that is a link (a listing's headline, a section's link to itself)
 //!   heads the text after it, and is kept where that text is;
 //! - [`quotes`]: a quotation copying text the page keeps above it (a reply quoting the post it
@@ -53,6 +55,7 @@ pub mod markup;
 pub mod prefs;
 pub mod quotes;
 pub mod repetition;
+pub mod sections;
 pub mod stubs;
 pub mod template;
 pub mod title;
@@ -159,6 +162,9 @@ pub struct Rules {
     /// [`variants`]: an element shown at some screen widths only whose kept text the page
     /// keeps all earlier (a part laid out for small and for large screens) is dropped.
     pub layout_copies: bool,
+    /// [`sections`]: when the main subtree is one of a run of sections each opened by a heading
+    /// of one tag, the other sections whose own text outweighs their dropped text are kept.
+    pub headed_sections: bool,
 }
 
 impl Default for Rules {
@@ -193,13 +199,14 @@ impl Default for Rules {
             control_labels: true,
             linked_headings: true,
             layout_copies: true,
+            headed_sections: true,
         }
     }
 }
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 29] = [
+    pub const NAMES: [&'static str; 30] = [
         "template",
         "links",
         "index_pages",
@@ -229,6 +236,7 @@ impl Rules {
         "control_labels",
         "linked_headings",
         "layout_copies",
+        "headed_sections",
     ];
 
     /// These rules with the one named `name` switched off; `None` for an unknown name.
@@ -263,6 +271,7 @@ impl Rules {
             "control_labels" => &mut self.control_labels,
             "linked_headings" => &mut self.linked_headings,
             "layout_copies" => &mut self.layout_copies,
+            "headed_sections" => &mut self.headed_sections,
             _ => return None,
         };
         *flag = false;
@@ -503,6 +512,9 @@ fn classify_with(
         return Layout::Text;
     }
     let doubt = 1.0 - confidence(node.support, params.support_half);
+    // What a block of the main text costs, as the main subtree charges it (the sections taken
+    // back beside it are charged alike).
+    let cost = (f64::from(params.block_cost) * doubt).round() as i64;
     let Some(main) = main_text::main_subtree(blocks, out, params, index_page, doubt) else {
         return Layout::Text;
     };
@@ -517,7 +529,6 @@ fn classify_with(
     if let Some(marked) = marked {
         main_text::bound_by_marked(blocks, out, main, marked);
         if params.rules.main_sections {
-            let cost = (f64::from(params.block_cost) * doubt).round() as i64;
             main_text::keep_sections_of_main(blocks, out, main, marked, index_page, cost);
         }
     }
@@ -560,7 +571,11 @@ fn classify_with(
     } else {
         None
     };
-    listing.or(threads).or(widened).unwrap_or(Layout::Text)
+    let layout = listing.or(threads).or(widened);
+    if layout.is_none() && params.rules.headed_sections {
+        sections::keep_headed_sections(blocks, out, main, index_page, cost);
+    }
+    layout.unwrap_or(Layout::Text)
 }
 
 /// The rules that follow the main subtree: repeated runs inside the text, then its title.

@@ -1,0 +1,170 @@
+//! Headed sections: a page whose text is a run of sections, each a wrapper opened by a heading
+//! of one rank (a store's "About this game", "Mature content", "System requirements"; a
+//! reference's "Description", "Functions", "Types and values"), shows them one under another as
+//! the parts of one text. The main subtree anchors on the densest and widens only as far as the
+//! evidence of its own text reaches, so it often settles on one section, and where the page has
+//! no `<main>` to say where its content lies ([`super::main_text::keep_sections_of_main`]) the
+//! others were lost. The sections' shape says it instead: when the main subtree opens with a
+//! heading and, climbing through the elements that heading opens, a parent holds at least
+//! [`MIN_OTHER_SECTIONS`] other children each opened by a heading of the same tag nested in it,
+//! those children are the text's sibling sections, and each is judged as the sections of a
+//! `<main>` are: one whose text beside the main subtree outweighs what it holds of links,
+//! marked regions and repeated text keeps it (HTML's sectioning: a heading opens a section that
+//! runs to the next heading of its rank).
+//!
+//! Judged only where the page's repeated units said nothing (no listing, no thread, no run of
+//! units the main text is one of, [`super::units`]): those rules read the page's runs first,
+//! and a page they widened is not widened again.
+
+use super::main_text::{take_back_sections, Main};
+use crate::tree::{BlockFacts, Reason};
+
+/// Other children opened by a heading of the main subtree's rank that make a run of sections: a
+/// pair of boxes beside the text is no run.
+pub const MIN_OTHER_SECTIONS: usize = 2;
+
+/// The element whose children are a run of headed sections of which the main subtree `main` is
+/// one, if any: `main` opens with a heading; climbing from `main` through the elements that
+/// heading opens (the heading is their first block), the first parent with at least
+/// [`MIN_OTHER_SECTIONS`] other children each opened by a heading of the same tag, nested in the
+/// child rather than the child itself (a flat run of headings and paragraphs is one section).
+pub fn headed_run(blocks: &[BlockFacts<'_>], main: Main) -> Option<u32> {
+    let Main::Element(m) = main else {
+        return None;
+    };
+    let first = blocks
+        .iter()
+        .position(|b| b.ancestors.binary_search(&m).is_ok())?;
+    let head = &blocks[first];
+    if !head.heading {
+        return None;
+    }
+    let tag = container_tag(head);
+    let at = head.ancestors.binary_search(&m).ok()?;
+    for k in (1..=at).rev() {
+        let (parent, child) = (head.ancestors[k - 1], head.ancestors[k]);
+        // An element's blocks follow one another: the heading opens `child` when the block
+        // before it lies outside.
+        if first > 0 && blocks[first - 1].ancestors.binary_search(&child).is_ok() {
+            return None;
+        }
+        let mut last = None;
+        let mut headed = 0;
+        for b in blocks {
+            let Ok(p) = b.ancestors.binary_search(&parent) else {
+                continue;
+            };
+            let Some(&c) = b.ancestors.get(p + 1) else {
+                continue;
+            };
+            if last == Some(c) {
+                continue;
+            }
+            last = Some(c);
+            if c != child && b.heading && b.ancestors.len() > p + 2 && container_tag(b) == tag {
+                headed += 1;
+            }
+        }
+        if headed >= MIN_OTHER_SECTIONS {
+            return Some(parent);
+        }
+    }
+    None
+}
+
+/// The tag of the element holding `block`'s text, as its path names it.
+fn container_tag<'a>(block: &BlockFacts<'a>) -> &'a str {
+    block.path.rsplit('/').next().unwrap_or(block.path)
+}
+
+/// Keeps the sections of the run of headed sections the main subtree `main` is one of (see
+/// [`headed_run`]) whose text beside it outweighs their dropped text, each block counted beyond
+/// `cost` as the main subtree counts it.
+pub fn keep_headed_sections(
+    blocks: &[BlockFacts<'_>],
+    out: &mut [Reason],
+    main: Main,
+    links_are_text: bool,
+    cost: i64,
+) {
+    if let Some(container) = headed_run(blocks, main) {
+        take_back_sections(blocks, out, main, container, links_are_text, cost);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{assert_rule_pays_on, judge};
+    use super::super::Rules;
+
+    const SENTENCES: &str = "The game puts you in command of a crew that sails between islands, \
+        trading goods and answering the calls of the towns along the coast all season long.";
+
+    /// A store's page: a run of wrappers each opened by a heading of `rank` (`<h2>` for the
+    /// run's), the first a long description, then two short sections, then the store's other
+    /// titles as linked headlines under a heading of the same rank.
+    fn store_page(rank: &str) -> String {
+        let mut html = format!(
+            "<html><body><nav><a href=\"/\">Store</a> <a href=\"/new\">New</a></nav>\
+             <div class=column><div><div><h2>About this game</h2><p>{s}</p><p>{s}</p>\
+             <p>{s}</p></div></div>\
+             <div><div><{rank}>Mature content</{rank}><p>The developers describe the content \
+             as fantasy violence and mild language throughout.</p></div></div>\
+             <div><div><{rank}>System requirements</{rank}><p>A dual core processor, four \
+             gigabytes of memory and a graphics card from the last ten years.</p></div></div>\
+             <div><h2>More like this</h2>",
+            s = SENTENCES
+        );
+        for n in 0..8 {
+            html.push_str(&format!(
+                "<p><a href=\"/app/{n}\">Another island trading game number {n}</a></p>"
+            ));
+        }
+        html.push_str("</div></div><footer>Contact</footer></body></html>");
+        html
+    }
+
+    fn kept(html: &str, rules: Rules) -> Vec<String> {
+        judge(html, rules).0
+    }
+
+    fn has(kept: &[String], start: &str) -> bool {
+        kept.iter().any(|t| t.starts_with(start))
+    }
+
+    #[test]
+    fn the_sections_beside_a_headed_main_text_are_its_text() {
+        let html = store_page("h2");
+        let with = kept(&html, Rules::default());
+        assert!(has(&with, "About this game"), "{with:?}");
+        assert!(has(&with, "The developers describe"), "{with:?}");
+        assert!(has(&with, "A dual core processor"), "{with:?}");
+        assert!(!has(&with, "Another island"), "{with:?}");
+        let off = kept(&html, Rules::default().without("headed_sections").unwrap());
+        assert!(has(&off, "About this game"), "{off:?}");
+        assert!(!has(&off, "The developers describe"), "{off:?}");
+    }
+
+    #[test]
+    fn sections_under_headings_of_another_rank_are_no_run() {
+        // The same wrappers opened by `<h3>`s: one `<h2>` section beside the main text is no run.
+        let with = kept(&store_page("h3"), Rules::default());
+        assert!(has(&with, "About this game"), "{with:?}");
+        assert!(!has(&with, "The developers describe"), "{with:?}");
+    }
+
+    #[test]
+    fn the_sections_of_real_store_and_service_pages_are_kept() {
+        // Steam's store pages: "About this game" beside its mature content, requirements and
+        // critics' quotes, each a wrapper under an `<h2>`; Zoho's free plan, its sections of
+        // questions and features.
+        assert_rule_pays_on(
+            &[
+                "https://store.steampowered.com/app/570/Dota_2/",
+                "https://store.steampowered.com/app/236390/War_Thunder/",
+                "https://www.zoho.com/crm/free-crm.html",
+            ],
+            "headed_sections",
+        );
+    }
+}
