@@ -766,6 +766,9 @@ impl State {
                     }
                 }
             }
+            // A second `<html>` or `<body>` inside the page (a whole document pasted into a
+            // post) opens no element: HTML's tree builder adds its attributes to the open one.
+            Tag::Root if self.open.find(key, |_| false).is_some() => {}
             _ => {
                 if tag == Tag::Noscript {
                     self.noscript = true;

@@ -371,6 +371,25 @@ fn implied_end_tags_keep_paths_right() {
             ("three", "div"),
         ]
     );
+    // A whole document pasted into a post (a server's `<html><body>` wrapper around a stored
+    // fragment) opens no second `<html>` or `<body>`: the fragment's elements are the post's,
+    // inside the article and whatever marks it, as a browser builds them.
+    let b = split(
+        "<html><body class=page><article><div class=sidebar-content><!DOCTYPE html>\
+         <html><body class=inner><p>one</p><div>two</div></body></html></div>\
+         <p>three</p></article></body></html>",
+    );
+    let got = texts_and_paths(&b);
+    assert_eq!(
+        got,
+        [
+            ("one", "html/body/article/div/p"),
+            ("two", "html/body/article/div/div"),
+            ("three", "html/body/article/p"),
+        ]
+    );
+    assert!(b.iter().all(|b| b.marked_main == Some(2)), "{b:?}");
+    assert_eq!(b[0].ancestors, [0, 1, 2, 3, 6]);
 }
 
 /// Each block's text and path, in order.

@@ -261,6 +261,21 @@ mod tests {
     use crate::tree::{BlockFacts, Reason};
 
     #[test]
+    fn a_document_pasted_into_an_article_is_its_text() {
+        // Modern Farmer's post holds its text in a `<!DOCTYPE html><html><body>` pasted into
+        // the article's `sidebar-content`, itself inside a `sidebar-layout` (a word that marks a
+        // sidebar): read as a second `<body>`, the pasted document sat outside the article's
+        // marked text and the layout's name dropped it; as a browser builds it, the layout is
+        // the article's wrapper.
+        let url = "https://modernfarmer.com/2021/10/gardening-shows-to-watch/";
+        for (html, gold, _) in corpus_pages("wcxb-dev", &[url]) {
+            let kept = judge_page(&html, Rules::default());
+            let f1 = crate::eval::score_page(&kept.join("\n"), &gold).f1;
+            assert!(f1 > 0.9, "{f1:.3}");
+        }
+    }
+
+    #[test]
     fn marked_regions_are_dropped_unless_they_hold_most_of_the_page() {
         // The article, and a comment section inside it that its markup marks.
         let comments = [[0, 1, 7, 13, 14], [0, 1, 7, 13, 15]];
