@@ -39,6 +39,7 @@ const KEY_LI: TagKey = tag_key(b"li");
 const KEY_BUTTON: TagKey = tag_key(b"button");
 const KEY_A: TagKey = tag_key(b"a");
 const KEY_ARTICLE: TagKey = tag_key(b"article");
+const KEY_BODY: TagKey = tag_key(b"body");
 const KEY_MAIN: TagKey = tag_key(b"main");
 const KEY_NAV: TagKey = tag_key(b"nav");
 const KEY_ASIDE: TagKey = tag_key(b"aside");
@@ -682,6 +683,13 @@ impl State {
                 return;
             }
         }
+        // A second `<html>` or `<body>`, or a `<head>` inside the body (a whole document pasted
+        // into a post) opens nothing and breaks no text: HTML's tree builder adds a second root's
+        // attributes to the open one and ignores a head in the body.
+        let open_as = if tag == Tag::Head { KEY_BODY } else { key };
+        if matches!(tag, Tag::Root | Tag::Head) && self.open.find(open_as, |_| false).is_some() {
+            return;
+        }
         if tag == Tag::Noscript
             && (self.nested || self.open.find_tag(|t| t == Tag::Head, |_| false).is_some())
         {
@@ -766,9 +774,6 @@ impl State {
                     }
                 }
             }
-            // A second `<html>` or `<body>` inside the page (a whole document pasted into a
-            // post) opens no element: HTML's tree builder adds its attributes to the open one.
-            Tag::Root if self.open.find(key, |_| false).is_some() => {}
             _ => {
                 if tag == Tag::Noscript {
                     self.noscript = true;
@@ -923,6 +928,10 @@ impl State {
                     _ => self.open.pop_to(i),
                 }
             }
+            return;
+        }
+        if tag == Tag::Head && self.open.find(KEY_BODY, |_| false).is_some() {
+            // The end of a head inside the body closes nothing (see `start_tag`).
             return;
         }
         self.finish_block(limits);

@@ -389,7 +389,16 @@ fn implied_end_tags_keep_paths_right() {
         ]
     );
     assert!(b.iter().all(|b| b.marked_main == Some(2)), "{b:?}");
-    assert_eq!(b[0].ancestors, [0, 1, 2, 3, 6]);
+    assert_eq!(b[0].ancestors, [0, 1, 2, 3, 4]);
+    // Nor does a `<head>` inside the body: the paragraph runs on through it.
+    let b = split(
+        "<html><head><title>t</title></head><body><p>one<head></head> two</p><head><p>three</p>\
+         </body>",
+    );
+    assert_eq!(
+        texts_and_paths(&b),
+        [("one two", "html/body/p"), ("three", "html/body/p")]
+    );
 }
 
 /// Each block's text and path, in order.
