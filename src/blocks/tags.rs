@@ -137,6 +137,10 @@ impl Tag {
 pub(crate) const BREAKOUT: u8 = 1;
 /// Flag: the start tag implicitly closes an open `<select>`.
 pub(crate) const CLOSES_SELECT: u8 = 2;
+/// Flag: a browser never renders the element (`<script>`, `<style>`, `<template>`, a `<title>`
+/// in the body, `<noembed>`, `<noframes>`, `<datalist>`), so it breaks no line of the text
+/// around it.
+pub(crate) const UNRENDERED: u8 = 4;
 
 /// Every specially treated tag name with its role and flags.
 const ENTRIES: &[(&[u8], Tag, u8)] = &[
@@ -195,17 +199,17 @@ const ENTRIES: &[(&[u8], Tag, u8)] = &[
     (b"param", Tag::Void, 0),
     (b"source", Tag::Void, 0),
     (b"track", Tag::Void, 0),
-    (b"script", Tag::Drop, 0),
-    (b"style", Tag::Drop, 0),
+    (b"script", Tag::Drop, UNRENDERED),
+    (b"style", Tag::Drop, UNRENDERED),
     (b"noscript", Tag::Noscript, 0),
-    (b"template", Tag::Drop, 0),
-    (b"title", Tag::Drop, 0),
+    (b"template", Tag::Drop, UNRENDERED),
+    (b"title", Tag::Drop, UNRENDERED),
     (b"iframe", Tag::Drop, 0),
     (b"textarea", Tag::Drop, CLOSES_SELECT),
-    (b"noembed", Tag::Drop, 0),
-    (b"noframes", Tag::Drop, 0),
+    (b"noembed", Tag::Drop, UNRENDERED),
+    (b"noframes", Tag::Drop, UNRENDERED),
     (b"xmp", Tag::Drop, 0),
-    (b"datalist", Tag::Drop, 0),
+    (b"datalist", Tag::Drop, UNRENDERED),
     (b"canvas", Tag::Drop, 0),
     (b"video", Tag::Drop, 0),
     (b"audio", Tag::Drop, 0),

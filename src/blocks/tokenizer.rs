@@ -28,7 +28,7 @@ use super::open::{OpenElements, RegionMarks};
 use super::scan::{scan, Sink, TextKind};
 use super::skeleton::{PageLinks, Recorder};
 use super::tags::{
-    classify, is_code, is_preformatted, tag_key, Tag, TagKey, BREAKOUT, CLOSES_SELECT,
+    classify, is_code, is_preformatted, tag_key, Tag, TagKey, BREAKOUT, CLOSES_SELECT, UNRENDERED,
 };
 use super::text::{decode_entities, BlockText};
 use super::{Block, BlockError, Extent};
@@ -717,7 +717,10 @@ impl State {
         self.elements = self.elements.saturating_add(1);
         // A formula stands in its sentence.
         let in_text = key == KEY_MATH || matches!(script, ScriptType::Tex { .. });
-        if !tag.is_inline() && !in_text {
+        // An element a browser never renders (a script, a style sheet) breaks no line: the
+        // text on either side of it is one run.
+        let unrendered = flags & UNRENDERED != 0 && tag == Tag::Drop;
+        if !tag.is_inline() && !in_text && !unrendered {
             self.finish_block(limits);
         }
         self.implied_end_tags(tag);

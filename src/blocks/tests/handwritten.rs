@@ -390,6 +390,20 @@ fn implied_end_tags_keep_paths_right() {
     );
     assert!(b.iter().all(|b| b.marked_main == Some(2)), "{b:?}");
     assert_eq!(b[0].ancestors, [0, 1, 2, 3, 4]);
+    // A script, a style sheet or a template inside a paragraph breaks no line; a `<br>` still
+    // does.
+    let b = split(
+        "<body><p>one <script>var x = 1;</script>two <style>p{}</style>three \
+         <template><b>t</b></template>four</p><p>five<br>six</p></body>",
+    );
+    assert_eq!(
+        texts_and_paths(&b),
+        [
+            ("one two three four", "body/p"),
+            ("five", "body/p"),
+            ("six", "body/p")
+        ]
+    );
     // Nor does a `<head>` inside the body: the paragraph runs on through it.
     let b = split(
         "<html><head><title>t</title></head><body><p>one<head></head> two</p><head><p>three</p>\
