@@ -128,9 +128,11 @@ fn tex_scripts_are_their_own_source() {
     assert_eq!(b[0].math.len(), 2);
     assert_eq!(b[0].math[0].tex.as_deref(), Some("i"));
     assert!(b[1].math[0].display);
-    // Other scripts stay dropped and still split blocks.
+    // Other scripts stay dropped, and break no line: a browser renders none.
     let b = blocks("<p>a<script>var x = 1;</script>b</p>");
-    assert_eq!(b.len(), 2);
+    assert_eq!(b.len(), 1);
+    assert_eq!(b[0].text, "ab");
+    assert!(b[0].math.is_empty());
 }
 
 #[test]
