@@ -188,6 +188,11 @@ pub struct BlockFacts<'a> {
     pub hash: Option<BlockHash>,
 }
 
+/// The tag of the element holding a block's text: the last segment of its `path`.
+pub fn container_tag(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
 /// True when `tag` (lower-case, as a path writes it) is a heading's, `h1` to `h6`.
 pub fn is_heading(tag: &str) -> bool {
     matches!(tag.as_bytes(), [b'h', b'1'..=b'6'])
@@ -197,7 +202,7 @@ impl<'a> BlockFacts<'a> {
     /// The facts of `block`, its text counted `count` times and its path `path_count` times at
     /// the deciding node.
     pub fn of(block: &'a Block, count: Option<u64>, path_count: u64) -> BlockFacts<'a> {
-        let container = block.path.rsplit('/').next().unwrap_or(&block.path);
+        let container = container_tag(&block.path);
         BlockFacts {
             chars: block.chars,
             link_chars: block.link_chars,
@@ -221,6 +226,11 @@ impl<'a> BlockFacts<'a> {
             figure: block.hash.is_none() && block.text.chars().any(char::is_numeric),
             hash: block.hash,
         }
+    }
+
+    /// The tag of the element holding the block's text ([`container_tag`]).
+    pub fn container(&self) -> &'a str {
+        container_tag(self.path)
     }
 
     /// True when the block lies in an element with tag `tag` (lower-case), read from its path.

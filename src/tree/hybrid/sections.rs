@@ -39,7 +39,7 @@ pub fn headed_run(blocks: &[BlockFacts<'_>], main: Main) -> Option<u32> {
     if !head.heading {
         return None;
     }
-    let tag = container_tag(head);
+    let tag = head.container();
     let at = head.ancestors.binary_search(&m).ok()?;
     for k in (1..=at).rev() {
         let (parent, child) = (head.ancestors[k - 1], head.ancestors[k]);
@@ -61,7 +61,7 @@ pub fn headed_run(blocks: &[BlockFacts<'_>], main: Main) -> Option<u32> {
                 continue;
             }
             last = Some(c);
-            if c != child && b.heading && b.ancestors.len() > p + 2 && container_tag(b) == tag {
+            if c != child && b.heading && b.ancestors.len() > p + 2 && b.container() == tag {
                 headed += 1;
             }
         }
@@ -70,11 +70,6 @@ pub fn headed_run(blocks: &[BlockFacts<'_>], main: Main) -> Option<u32> {
         }
     }
     None
-}
-
-/// The tag of the element holding `block`'s text, as its path names it.
-fn container_tag<'a>(block: &BlockFacts<'a>) -> &'a str {
-    block.path.rsplit('/').next().unwrap_or(block.path)
 }
 
 /// Keeps the sections of the run of headed sections the main subtree `main` is one of (see
