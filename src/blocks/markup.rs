@@ -109,22 +109,35 @@ fn hint_attr(name: &[u8]) -> Option<HintAttr> {
 /// Longest word of a `class`/`id` value compared with the hint words.
 const MAX_HINT_WORD: usize = 16;
 
+/// What the words of one attribute value said so far.
+#[derive(Default)]
+struct Words {
+    /// The strongest hint of a word.
+    hint: Hint,
+    /// Which words gave a [`Hint::Boilerplate`] ([`MARK_COMMENTS`], [`MARK_OTHER`], ...).
+    marks: u8,
+    /// A class or id word names the text itself (`content`, `article`, `body`, `main`).
+    wraps_text: bool,
+    /// A class or id word is `author`: an author's box, judged after the whole list.
+    author: bool,
+    /// A class name is a term the element is filed under ([`names_term`]).
+    terms: bool,
+}
+
 /// The hint of one attribute value: its words (split at every non-alphanumeric byte, ASCII
 /// case-insensitive) against the words that mark boilerplate or content.
 /// Also returns which words gave a [`Hint::Boilerplate`] ([`MARK_COMMENTS`], [`MARK_OTHER`]).
 fn value_hint(attr: HintAttr, value: &[u8], roles: &mut u8) -> (Hint, u8) {
-    let mut hint = Hint::None;
-    let mut marks = 0u8;
-    let mut wraps_text = false;
+    let mut words = Words::default();
     match attr {
         // A class list holds several names; an id is one name.
         HintAttr::Class => {
             for name in value.split(|b| b.is_ascii_whitespace()) {
                 *roles |= class_role(name);
-                name_hint(attr, name, &mut hint, &mut marks, &mut wraps_text);
+                name_hint(attr, name, &mut words);
             }
         }
-        HintAttr::Id => name_hint(attr, value, &mut hint, &mut marks, &mut wraps_text),
+        HintAttr::Id => name_hint(attr, value, &mut words),
         HintAttr::Role | HintAttr::ItemProp => {
             for word in value
                 .split(|b| !b.is_ascii_alphanumeric())
@@ -133,17 +146,24 @@ fn value_hint(attr: HintAttr, value: &[u8], roles: &mut u8) -> (Hint, u8) {
                 if attr == HintAttr::Role && word.eq_ignore_ascii_case(b"main") {
                     *roles |= ROLE_MAIN;
                 }
-                word_hint(attr, word, &mut hint, &mut marks, &mut wraps_text);
+                word_hint(attr, word, &mut words);
             }
         }
+    }
+    // An author's box (a byline, a bio under the text), unless the class list is the one of a
+    // post filed under its terms: there `author-jane-roe` is the post's author, one term beside
+    // its categories, and the element is the post itself.
+    if words.author && !words.terms {
+        words.hint = Hint::Boilerplate;
+        words.marks |= MARK_OTHER;
     }
     // A name that also says it holds the text ("content-sidebar-wrap", "main-nav-and-body")
     // names a wrapper of the text and its surroundings, not a region around it (readability's
     // rule for its candidates).
-    if wraps_text {
+    if words.wraps_text {
         (Hint::None, 0)
     } else {
-        (hint, marks)
+        (words.hint, words.marks)
     }
 }
 
@@ -154,7 +174,7 @@ const MAX_NAME_WORDS: usize = 4;
 
 /// Adds the hints of the words of one class or id name: read whole ("SideBar") and split where a
 /// capital follows a small letter ("cnnBlogComment"); a slug of a heading gives none.
-fn name_hint(attr: HintAttr, name: &[u8], hint: &mut Hint, marks: &mut u8, wraps_text: &mut bool) {
+fn name_hint(attr: HintAttr, name: &[u8], out: &mut Words) {
     // One pass over the name finds its words (runs of ASCII letters and digits) and whether a
     // capital follows a small letter in each; a name of too many words is rejected before any
     // word is looked up, as a count of its words first would.
@@ -185,20 +205,28 @@ fn name_hint(attr: HintAttr, name: &[u8], hint: &mut Hint, marks: &mut u8, wraps
         count += 1;
     }
     if let Some(&(start, end, _)) = words[..count].first() {
-        if about_another(&name[start..end]) {
+        let first = &name[start..end];
+        if attr == HintAttr::Class && !out.terms {
+            let second = words
+                .get(1)
+                .filter(|_| count > 2)
+                .map(|&(s, e, _)| &name[s..e]);
+            out.terms = names_term(first, second, count);
+        }
+        if about_another(first) {
             return;
         }
     }
     for &(start, end, humps) in &words[..count] {
         let word = &name[start..end];
-        word_hint(attr, word, hint, marks, wraps_text);
+        word_hint(attr, word, out);
         if humps {
             let mut from = 0;
             for k in 1..=word.len() {
                 if k == word.len()
                     || (word[k].is_ascii_uppercase() && word[k - 1].is_ascii_lowercase())
                 {
-                    word_hint(attr, &word[from..k], hint, marks, wraps_text);
+                    word_hint(attr, &word[from..k], out);
                     from = k;
                 }
             }
@@ -227,11 +255,29 @@ fn about_another(first: &[u8]) -> bool {
     LEADS.iter().any(|l| first.eq_ignore_ascii_case(l))
 }
 
-/// Adds the hint of one word of an attribute value to `hint`, and to `marks` whether a
-/// boilerplate word names comments ([`MARK_COMMENTS`]) or another region ([`MARK_OTHER`]);
-/// notes in `wraps_text` whether a class or id word names the text itself.
+/// True when a class name is a term its element is filed under, as a blog writes on a post's
+/// element: WordPress's `category-news`, `tag-nokia`, `format-standard`, `status-publish`,
+/// Typepad's `entry-category-…` and `entry-type-post`, Thesis's `s-category-…`, hAtom's
+/// `hentry`. `first` and `second` are the name's first two words (`second` only when a third
+/// follows), `count` how many it has.
+fn names_term(first: &[u8], second: Option<&[u8]>, count: usize) -> bool {
+    const TERMS: [&[u8]; 4] = [b"category", b"tag", b"format", b"status"];
+    let term = |w: &[u8]| TERMS.iter().any(|t| w.eq_ignore_ascii_case(t));
+    (count >= 2 && term(first))
+        || (count == 1 && first.eq_ignore_ascii_case(b"hentry"))
+        || second.is_some_and(|second| {
+            [&b"entry"[..], b"post", b"s"]
+                .iter()
+                .any(|p| first.eq_ignore_ascii_case(p))
+                && (term(second) || second.eq_ignore_ascii_case(b"type"))
+        })
+}
+
+/// Adds the hint of one word of an attribute value to `out`, with whether a boilerplate word
+/// names comments ([`MARK_COMMENTS`]) or another region ([`MARK_OTHER`]), whether a class or id
+/// word names the text itself, and whether it is `author`.
 #[inline]
-fn word_hint(attr: HintAttr, word: &[u8], hint: &mut Hint, marks: &mut u8, wraps_text: &mut bool) {
+fn word_hint(attr: HintAttr, word: &[u8], out: &mut Words) {
     if word.len() < 2 || word.len() > MAX_HINT_WORD {
         return;
     }
@@ -241,10 +287,11 @@ fn word_hint(attr: HintAttr, word: &[u8], hint: &mut Hint, marks: &mut u8, wraps
     lower.make_ascii_lowercase();
     let h = match attr {
         HintAttr::Class | HintAttr::Id => {
-            *wraps_text |= matches!(&*lower, b"article" | b"body" | b"content" | b"main");
+            out.wraps_text |= matches!(&*lower, b"article" | b"body" | b"content" | b"main");
             if matches!(&*lower, b"review" | b"reviews") {
-                *marks |= MARK_REVIEWS;
+                out.marks |= MARK_REVIEWS;
             }
+            out.author |= &*lower == b"author";
             if attr == HintAttr::Class && gallery_word(lower) {
                 Hint::Boilerplate
             } else {
@@ -264,7 +311,7 @@ fn word_hint(attr: HintAttr, word: &[u8], hint: &mut Hint, marks: &mut u8, wraps
     };
     if h == Hint::Boilerplate {
         let class_or_id = matches!(attr, HintAttr::Class | HintAttr::Id);
-        *marks |= if class_or_id && comment_word(lower) {
+        out.marks |= if class_or_id && comment_word(lower) {
             MARK_COMMENTS
         } else if attr == HintAttr::Class && gallery_word(lower) {
             MARK_OTHER | MARK_GALLERY
@@ -272,7 +319,7 @@ fn word_hint(attr: HintAttr, word: &[u8], hint: &mut Hint, marks: &mut u8, wraps
             MARK_OTHER
         };
     }
-    *hint = hint.max(h);
+    out.hint = out.hint.max(h);
 }
 
 #[inline]
@@ -1179,6 +1226,25 @@ mod tests {
                 "<div class='page-width with-sidebar'><div class=has-sidebar><div id=no_comments><article class='post tag-social-media category-sponsored'><div class=hidden-print><div class='hide-river-ad sidebar'><div class=sidebar-with-ads>"
             ),
             vec![None, None, None, None, None, Boilerplate, Boilerplate]
+        );
+        // An author's box, a byline: `author` in a class or an id. Not in the class list of a
+        // post filed under its terms (WordPress, Typepad, Thesis, hAtom), where it is the post's
+        // author and the element the post itself; nor in a name that holds the text.
+        assert_eq!(
+            hints(
+                "<div class='author-bio'><span class=post-author><div id=author><div class=AuthorBox__wrap>\
+                 <div class='author-card__content'><div class='author-jane-doe'>"
+            ),
+            vec![Boilerplate, Boilerplate, Boilerplate, Boilerplate, None, Boilerplate]
+        );
+        assert_eq!(
+            hints(
+                "<article class='post-7 post type-post status-publish hentry author-jane-doe'>\
+                 <div class='entry-author-john_turri entry-type-post entry'>\
+                 <div class='single s-category-news s-author-kgs'><div class='hentry post author-rich'>\
+                 <div class='post author-rich category-comics'><div class='author-rich entry'>"
+            ),
+            vec![None, None, None, None, None, Boilerplate]
         );
         // A gallery of pictures holds their captions: its class names it, an id does not (an
         // index anchor named after a function `gallery`); a carousel's slides are any content.

@@ -261,6 +261,27 @@ mod tests {
     use crate::tree::{BlockFacts, Reason};
 
     #[test]
+    fn an_authors_box_is_dropped_not_a_post_filed_under_its_author() {
+        // Dynamic Business closes its article with the author's box (`author-bio`): a name and
+        // a sentence about the writer, not the article's text.
+        let url = "https://dynamicbusiness.com/ai-tools/lunacal-ai-powered-appointment-scheduling-system.html";
+        for (html, gold, _) in corpus_pages("wcxb-dev", &[url]) {
+            let kept = judge_page(&html, Rules::default()).join("\n");
+            assert!(!kept.contains("Built by our team member"), "{kept}");
+            let f1 = crate::eval::score_page(&kept, &gold).f1;
+            assert!(f1 > 0.97, "{f1:.3}");
+        }
+        // Typepad files each post under its author (`entry-author-john_turri entry-type-post
+        // entry`): that element is the post, kept whole.
+        let url = "http://unknown.invalid/dragnet/R163.html";
+        for (html, gold, _) in corpus_pages("dragnet", &[url]) {
+            let kept = judge_page(&html, Rules::default()).join("\n");
+            let f1 = crate::eval::score_page(&kept, &gold).f1;
+            assert!(f1 > 0.9, "{f1:.3}");
+        }
+    }
+
+    #[test]
     fn a_document_pasted_into_an_article_is_its_text() {
         // Modern Farmer's post holds its text in a `<!DOCTYPE html><html><body>` pasted into
         // the article's `sidebar-content`, itself inside a `sidebar-layout` (a word that marks a
