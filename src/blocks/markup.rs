@@ -118,7 +118,7 @@ struct Words {
     marks: u8,
     /// A class or id word names the text itself (`content`, `article`, `body`, `main`).
     wraps_text: bool,
-    /// A class or id word is `author`: an author's box, judged after the whole list.
+    /// A class or id word names an author's box (`author`, `bio`), judged after the whole list.
     author: bool,
     /// A class name is a term the element is filed under ([`names_term`]).
     terms: bool,
@@ -275,7 +275,7 @@ fn names_term(first: &[u8], second: Option<&[u8]>, count: usize) -> bool {
 
 /// Adds the hint of one word of an attribute value to `out`, with whether a boilerplate word
 /// names comments ([`MARK_COMMENTS`]) or another region ([`MARK_OTHER`]), whether a class or id
-/// word names the text itself, and whether it is `author`.
+/// word names the text itself, and whether it names an author's box.
 #[inline]
 fn word_hint(attr: HintAttr, word: &[u8], out: &mut Words) {
     if word.len() < 2 || word.len() > MAX_HINT_WORD {
@@ -291,7 +291,7 @@ fn word_hint(attr: HintAttr, word: &[u8], out: &mut Words) {
             if matches!(&*lower, b"review" | b"reviews") {
                 out.marks |= MARK_REVIEWS;
             }
-            out.author |= &*lower == b"author";
+            out.author |= matches!(&*lower, b"author" | b"bio");
             if attr == HintAttr::Class && gallery_word(lower) {
                 Hint::Boilerplate
             } else {
@@ -389,7 +389,7 @@ fn class_word_hint(word: &[u8]) -> Hint {
         | b"pager" | b"cookie" | b"cookies" | b"popup" | b"banner" | b"outbrain" | b"taboola"
         | b"recommended" | b"recommendations" | b"trending" | b"popular" | b"masthead"
         | b"toolbar" | b"signup" | b"login" | b"tags" | b"print" | b"rating" | b"ratings"
-        | b"follow" => Hint::Boilerplate,
+        | b"follow" | b"disclaimer" | b"disclosure" => Hint::Boilerplate,
         _ => Hint::None,
     }
 }
@@ -1227,15 +1227,20 @@ mod tests {
             ),
             vec![None, None, None, None, None, Boilerplate, Boilerplate]
         );
-        // An author's box, a byline: `author` in a class or an id. Not in the class list of a
-        // post filed under its terms (WordPress, Typepad, Thesis, hAtom), where it is the post's
-        // author and the element the post itself; nor in a name that holds the text.
+        // An author's box, a byline: `author` or `bio` in a class or an id. Not in the class
+        // list of a post filed under its terms (WordPress, Typepad, Thesis, hAtom), where it is
+        // the post's author and the element the post itself; nor in a name that holds the text.
         assert_eq!(
             hints(
                 "<div class='author-bio'><span class=post-author><div id=author><div class=AuthorBox__wrap>\
-                 <div class='author-card__content'><div class='author-jane-doe'>"
+                 <div class='author-card__content'><div class='author-jane-doe'><div class=small_bio>"
             ),
-            vec![Boilerplate, Boilerplate, Boilerplate, Boilerplate, None, Boilerplate]
+            vec![Boilerplate, Boilerplate, Boilerplate, Boilerplate, None, Boilerplate, Boilerplate]
+        );
+        // A notice about the text: a disclaimer, an affiliate disclosure.
+        assert_eq!(
+            hints("<div class='cmp-richtext--disclaimer'><p id=affiliate-disclosure><div class=disclosed>"),
+            vec![Boilerplate, Boilerplate, None]
         );
         assert_eq!(
             hints(

@@ -261,7 +261,7 @@ mod tests {
     use crate::tree::{BlockFacts, Reason};
 
     #[test]
-    fn an_authors_box_is_dropped_not_a_post_filed_under_its_author() {
+    fn an_authors_box_and_a_disclaimer_are_dropped_not_a_post_filed_under_its_author() {
         // Dynamic Business closes its article with the author's box (`author-bio`): a name and
         // a sentence about the writer, not the article's text.
         let url = "https://dynamicbusiness.com/ai-tools/lunacal-ai-powered-appointment-scheduling-system.html";
@@ -270,6 +270,18 @@ mod tests {
             assert!(!kept.contains("Built by our team member"), "{kept}");
             let f1 = crate::eval::score_page(&kept, &gold).f1;
             assert!(f1 > 0.97, "{f1:.3}");
+        }
+        // Vanguard's page of index funds closes with its disclosures (`cmp-richtext--disclaimer`
+        // in `#disclosures`): the fund terms' legal notice, longer than the page's own text.
+        let url = "https://investor.vanguard.com/investment-products/index-funds";
+        for (html, gold, _) in corpus_pages("wcxb-dev", &[url]) {
+            let kept = judge_page(&html, Rules::default()).join("\n");
+            assert!(
+                !kept.contains("You must buy and sell Vanguard ETF Shares"),
+                "{kept}"
+            );
+            let f1 = crate::eval::score_page(&kept, &gold).f1;
+            assert!(f1 > 0.8, "{f1:.3}");
         }
         // Typepad files each post under its author (`entry-author-john_turri entry-type-post
         // entry`): that element is the post, kept whole.
