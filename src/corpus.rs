@@ -15,6 +15,7 @@ use crate::local::{self, Line};
 use crate::record::Source;
 use crate::shards::{RunError, ShardError, Sharded};
 use crate::state::StateError;
+use crate::tree::kind::Kind;
 use crate::tree::Heuristic;
 
 /// A corpus could not be read or run.
@@ -71,11 +72,13 @@ pub struct CorpusPage {
 }
 
 impl CorpusPage {
-    /// The page's score of `text` as an extraction, fed to `acc` with its type and checks.
-    fn score_into(&self, acc: &mut EvalAccumulator, text: &str) {
+    /// The page's score of `text` as an extraction named `page_kind`, fed to `acc` with its
+    /// type and checks.
+    fn score_into(&self, acc: &mut EvalAccumulator, text: &str, page_kind: Option<Kind>) {
         let labels = PageLabels {
             page_type: self.page_type.as_deref(),
             snippets: (!self.snippets.is_empty()).then(|| self.snippets.check(text)),
+            page_kind,
         };
         acc.push_labelled(&self.domain, &score_page(text, &self.gold), labels);
     }
@@ -281,11 +284,13 @@ pub fn evaluate_sharded(
         let outcomes = engine.process_batch(&inputs, None)?;
         for (page, outcome) in batch.iter().zip(outcomes) {
             match outcome {
-                Outcome::Clean(record) => acc.push(page, &record.text),
+                Outcome::Clean(record) => {
+                    acc.push(page, &record.text, record.page_kind.map(|k| k.kind))
+                }
                 Outcome::Duplicate { .. } => duplicates += 1,
                 Outcome::Rejected(_) => {
                     rejected += 1;
-                    acc.push(page, "");
+                    acc.push(page, "", None);
                 }
             }
         }
@@ -325,10 +330,11 @@ impl Scorer {
         }
     }
 
-    /// Scores the next page of the stream: its `text` against its gold, with its labels.
-    fn push(&mut self, page: &CorpusPage, text: &str) {
+    /// Scores the next page of the stream: its `text` against its gold, with its labels and the
+    /// kind the run named it.
+    fn push(&mut self, page: &CorpusPage, text: &str, page_kind: Option<Kind>) {
         let started = thread_cpu_seconds();
-        page.score_into(&mut self.acc, text);
+        page.score_into(&mut self.acc, text, page_kind);
         self.scoring += thread_cpu_seconds() - started;
     }
 
@@ -363,11 +369,13 @@ fn evaluate_in_shards(
             return Ok(());
         };
         match outcome {
-            Outcome::Clean(record) => acc.push(&page, &record.text),
+            Outcome::Clean(record) => {
+                acc.push(&page, &record.text, record.page_kind.map(|k| k.kind))
+            }
             Outcome::Duplicate { .. } => duplicates += 1,
             Outcome::Rejected(_) => {
                 rejected += 1;
-                acc.push(&page, "");
+                acc.push(&page, "", None);
             }
         }
         Ok(())

@@ -1,9 +1,11 @@
 //! Quality measure of extracted text against a gold main text (DESIGN §8): word tokens, their
 //! longest common subsequence, per-page precision/recall/F1 and bag-of-words F1, Gottron's
 //! character-LCS and set-of-words F1, aggregation over a stream (overall, per domain, cold start,
-//! cumulative moving average, stability), a plain-text table, JSON, and an SVG plot of the
+//! cumulative moving average, stability), the output's page kind against a corpus's page types,
+//! a plain-text table, JSON, and an SVG plot of the
 //! curves.
 
+pub mod kinds;
 pub mod lcs;
 pub mod plot;
 pub mod report;
@@ -15,6 +17,7 @@ pub mod tokens;
 #[cfg(test)]
 mod tests;
 
+pub use kinds::{expected_kind, KindCounts};
 pub use lcs::lcs_len;
 pub use plot::{render_svg, write_svg};
 pub use report::{

@@ -8,9 +8,11 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::kinds::KindCounts;
 use super::score::PageScore;
 use super::snippets::SnippetCheck;
 use super::EvalError;
+use crate::tree::kind::Kind;
 
 /// Curves are cut down to at most this many points (see [`downsample`]).
 pub const CURVE_MAX_POINTS: usize = 2000;
@@ -100,6 +102,9 @@ pub struct TypeSummary {
     /// The snippet checks summed over the type's pages; `None` when none has some.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snippets: Option<SnippetCheck>,
+    /// How many of the type's pages the run named each `page_kind` ([`super::kinds`]).
+    #[serde(default)]
+    pub page_kinds: KindCounts,
 }
 
 /// What a corpus says of one page besides its gold text.
@@ -109,6 +114,8 @@ pub struct PageLabels<'a> {
     pub page_type: Option<&'a str>,
     /// The outcome of the page's snippet checks, when the corpus gives phrases.
     pub snippets: Option<SnippetCheck>,
+    /// The kind the run named the page (its output's `page_kind`), told against its type.
+    pub page_kind: Option<Kind>,
 }
 
 /// Several runs over one corpus, as written by `urltree eval`.
@@ -274,7 +281,7 @@ pub struct EvalAccumulator {
     overall: Sums,
     curve: Vec<f64>,
     domains: HashMap<String, DomainState>,
-    types: HashMap<String, (Sums, Option<SnippetCheck>)>,
+    types: HashMap<String, (Sums, Option<SnippetCheck>, KindCounts)>,
     snippets: Option<SnippetCheck>,
 }
 
@@ -310,11 +317,12 @@ impl EvalAccumulator {
             add(&mut self.snippets, check);
         }
         if let Some(page_type) = labels.page_type {
-            let (sums, snippets) = match self.types.get_mut(page_type) {
+            let (sums, snippets, kinds) = match self.types.get_mut(page_type) {
                 Some(entry) => entry,
                 None => self.types.entry(page_type.to_owned()).or_default(),
             };
             sums.add(score, index);
+            kinds.add(labels.page_kind);
             if let Some(check) = &labels.snippets {
                 add(snippets, check);
             }
@@ -346,10 +354,11 @@ impl EvalAccumulator {
         let mut per_type: Vec<TypeSummary> = self
             .types
             .into_iter()
-            .map(|(page_type, (sums, snippets))| TypeSummary {
+            .map(|(page_type, (sums, snippets, page_kinds))| TypeSummary {
                 page_type,
                 summary: sums.summary(),
                 snippets,
+                page_kinds,
             })
             .collect();
         per_type.sort_by(|a, b| a.page_type.cmp(&b.page_type));
@@ -397,6 +406,13 @@ pub fn render_table(runs: &[RunReport], max_domains: usize) -> String {
                 .collect();
             write_rows(&mut out, "page type", &rows);
         }
+        let kinds: Vec<(String, &KindCounts)> = run
+            .per_type
+            .iter()
+            .map(|t| (clean_name(&t.page_type), &t.page_kinds))
+            .collect();
+        let kinds: Vec<(&str, &KindCounts)> = kinds.iter().map(|(t, k)| (t.as_str(), *k)).collect();
+        out.push_str(&super::kinds::render(&kinds));
         if let Some(check) = &run.snippets {
             let _ = writeln!(out, "snippets: {}", check.describe());
             for t in &run.per_type {

@@ -140,16 +140,22 @@ fn whole_small_stream_aggregates_consistently() {
 fn page_types_and_snippet_checks_of_a_labelled_corpus_are_reported() {
     // WCXB's dev split labels every page with its type and gives phrases its main text must and
     // must not contain. The gold text as the extraction passes nearly every check; the whole
-    // text of the page keeps the main text but fails the must-not checks by the thousand.
+    // text of the page keeps the main text but fails the must-not checks by the thousand. The
+    // gold names every page the kind of its type, the raw text none.
     let path = corpus_dir().join("wcxb-dev");
     let (mut gold_acc, mut raw_acc) = (EvalAccumulator::new(), EvalAccumulator::new());
     crate::corpus::for_each_page(&path, |page| {
         let html: Value = serde_json::from_slice(&page.record).unwrap();
         let raw = strip_tags(field(&html, "html"));
-        for (acc, text) in [(&mut gold_acc, page.gold.as_str()), (&mut raw_acc, &raw)] {
+        let kind = page.page_type.as_deref().and_then(super::expected_kind);
+        for (acc, text, page_kind) in [
+            (&mut gold_acc, page.gold.as_str(), kind),
+            (&mut raw_acc, &raw, None),
+        ] {
             let labels = super::PageLabels {
                 page_type: page.page_type.as_deref(),
                 snippets: Some(page.snippets.check(text)),
+                page_kind,
             };
             acc.push_labelled(&page.domain, &score_page(text, &page.gold), labels);
         }
@@ -196,10 +202,19 @@ fn page_types_and_snippet_checks_of_a_labelled_corpus_are_reported() {
         .map(|c| c.with_total)
         .sum();
     assert_eq!(by_type, g.with_total);
+    let forum = &gold.per_type[3];
+    assert_eq!(forum.page_kinds.named(crate::tree::kind::Kind::Forum), 112);
+    let raw_table = render_table(&[raw], 0);
+    assert!(!raw_table.contains("page_kind"), "{raw_table}");
     let table = render_table(&[gold], 0);
     assert!(
         table.contains("page type") && table.contains("  forum"),
         "{table}"
     );
     assert!(table.contains("snippets: must contain"), "{table}");
+    assert!(
+        table.contains("  collection: 91/91 listing (100.0%)\n"),
+        "{table}"
+    );
+    assert!(table.contains("  agreement: 1358/1358 (100.0%"), "{table}");
 }
