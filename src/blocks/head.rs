@@ -14,6 +14,7 @@
 //! | `canonical_url` | `link rel=canonical`; `og:url` |
 //! | `site_name` | `og:site_name`; JSON-LD `publisher.name`; `application-name` |
 //! | `types` | every JSON-LD `@type` (of objects, arrays and `@graph`s, in document order, at most [`MAX_TYPES`]); `og:type` |
+//! | `item_types` | each microdata `itemtype` of which the page has one item only, in document order, at most [`MAX_TYPES`] |
 //!
 //! Values are entity-decoded, white space collapsed, at most [`MAX_VALUE_CHARS`] characters;
 //! `published` only when it starts with an ISO 8601 date (`YYYY-MM-DD`).
@@ -58,6 +59,12 @@ pub struct PageMeta {
     /// `og:type` (`article`, `product`, `website`), as written, without duplicates, at most
     /// [`MAX_TYPES`] of them.
     pub types: Vec<String>,
+    /// The microdata `itemtype`s of which the page has one item only
+    /// (`https://schema.org/DiscussionForumPosting` around a thread's first post): a type of
+    /// many items (a grid's products, an FAQ's questions, a thread's comments) names the page's
+    /// parts, not the page. As written (the first URL of an `itemtype`), in document order, at
+    /// most [`MAX_TYPES`] of them. Read for the page's kind, after `types`.
+    pub item_types: Vec<String>,
 }
 
 /// The metadata fields.
@@ -80,6 +87,9 @@ pub(crate) struct HeadReader {
     json: Option<String>,
     /// Text of the `<title>` being read, while the page has no title yet.
     title: Option<String>,
+    /// The microdata item types seen, in document order, with how many items each had (at most
+    /// [`MAX_TYPES`] types; a count stops at 2, which says "several").
+    items: Vec<(String, u8)>,
 }
 
 impl HeadReader {
@@ -89,11 +99,42 @@ impl HeadReader {
         self.ranks = [None; 5];
         self.json = None;
         self.title = None;
+        self.items.clear();
     }
 
     /// The metadata read so far; leaves an empty one.
     pub(crate) fn take(&mut self) -> PageMeta {
+        self.meta.item_types = std::mem::take(&mut self.items)
+            .into_iter()
+            .filter(|&(_, items)| items == 1)
+            .map(|(t, _)| t)
+            .collect();
         std::mem::take(&mut self.meta)
+    }
+
+    /// A start tag with an `itemtype` (its first URL, when it lists several): one more item of
+    /// that type.
+    pub(crate) fn item_type(&mut self, attrs: &[u8]) {
+        let Some(value) = super::markup::attribute_value(attrs, b"itemtype") else {
+            return;
+        };
+        let Some(first) = value
+            .split(|b| b.is_ascii_whitespace())
+            .find(|t| !t.is_empty())
+        else {
+            return;
+        };
+        let Ok(t) = std::str::from_utf8(first) else {
+            return;
+        };
+        if t.len() > 100 {
+            return;
+        }
+        if let Some((_, items)) = self.items.iter_mut().find(|(k, _)| k == t) {
+            *items = 2;
+        } else if self.items.len() < MAX_TYPES {
+            self.items.push((t.to_owned(), 1));
+        }
     }
 
     fn set(&mut self, field: Field, rank: u8, value: &[u8]) {
@@ -434,6 +475,7 @@ mod tests {
                 // og:type comes first in the head; the JSON-LD's graph, then its nested authors
                 // are not read for types.
                 types: vec!["article".into(), "NewsArticle".into()],
+                item_types: Vec::new(),
             }
         );
     }

@@ -425,6 +425,9 @@ pub(crate) const ROLE_RESPONSIVE: u8 = 16;
 /// A `role` names the element the page's main landmark (WAI-ARIA's `main`, what `<main>` is by
 /// its name): the author's statement of where the page's dominant content lies, around all of it.
 pub(crate) const ROLE_MAIN: u8 = 32;
+/// The tag has an `itemtype`: it opens a schema.org microdata item of that type, which
+/// [`attribute_value`] reads.
+pub(crate) const ROLE_ITEM: u8 = 64;
 
 /// The role ([`ROLE_LANGUAGE`], ...) of one class name: compared whole (the language prefixes as
 /// prefixes, ASCII case-insensitively), in the spelling the tools write.
@@ -894,6 +897,9 @@ pub(crate) fn lex_tag(run: &[u8], start: usize) -> Option<(usize, &[u8], bool, H
         let style = attr_name.eq_ignore_ascii_case(b"style");
         let class = attr == Some(HintAttr::Class);
         shown.open |= attr_name.eq_ignore_ascii_case(b"open");
+        if attr_name.len() == 8 && attr_name.eq_ignore_ascii_case(b"itemtype") {
+            hint.3 |= ROLE_ITEM;
+        }
         // After attribute name.
         j = skip_spaces(run, j);
         if run.get(j).copied()? != b'=' {

@@ -20,7 +20,7 @@ use super::limits::ParseLimits;
 use super::marks::{Capture, Marks};
 use super::markup::{
     attributes, code_language, comments_only, names_reviews, script_type, Hint, ScriptType,
-    TagToken, MARK_GALLERY, ROLE_LANGUAGE, ROLE_MAIN, ROLE_MATH_COPY, ROLE_MATH_SHOWN,
+    TagToken, MARK_GALLERY, ROLE_ITEM, ROLE_LANGUAGE, ROLE_MAIN, ROLE_MATH_COPY, ROLE_MATH_SHOWN,
     ROLE_RESPONSIVE,
 };
 use super::math::MathReader;
@@ -730,6 +730,9 @@ impl State {
             if key == KEY_A && href {
                 self.recorder.link(token.attrs);
             }
+        }
+        if token.roles & ROLE_ITEM != 0 && !self.nested {
+            self.head.item_type(token.attrs);
         }
         if token.roles & ROLE_MATH_COPY != 0
             && matches!(tag, Tag::Inline | Tag::ClosesP | Tag::Other)

@@ -117,7 +117,8 @@ pub(super) fn record(
         published: meta.published,
         canonical_url,
         site_name: meta.site_name,
-        page_kind: (layout != Layout::Unknown).then(|| kind::infer(layout, &meta.types, kept)),
+        page_kind: (layout != Layout::Unknown)
+            .then(|| kind::infer(layout, &meta.types, &meta.item_types, kept)),
         fetched_at: page.fetched_at.and_then(|t| t.format(&Rfc3339).ok()),
         encoding: page.encoding,
         processed_at: processed_at(timestamp_ms, page.fetched_at, batch_started),

@@ -862,6 +862,36 @@ fn metadata_is_read_in_the_same_pass() {
 }
 
 #[test]
+fn microdata_item_types_of_one_item_are_read() {
+    // A thread's post declared as the page's item, its author a person; the replies are three
+    // comments (a type of several items names parts, not the page); a noscript's copy is not
+    // read, nor an `itemtype` inside text.
+    let html = r#"<html><body itemscope itemtype="https://schema.org/WebPage">
+        <div itemscope itemtype='https://schema.org/DiscussionForumPosting  https://schema.org/Thing'>
+        <span itemprop=author itemscope itemtype=http://schema.org/Person>Ann</span><p>Question?</p>
+        <div itemscope itemtype="https://schema.org/Comment"><p>One</p></div>
+        <div itemscope itemtype="https://schema.org/Comment"><p>Two</p></div>
+        <DIV ITEMSCOPE ITEMTYPE="https://schema.org/Comment"><p>Three</p></DIV>
+        <noscript><div itemscope itemtype="https://schema.org/Product">x</div></noscript>
+        <p>itemtype="https://schema.org/Recipe"</p></div>"#;
+    let mut t = Tokenizer::new(ParseLimits::default());
+    t.blocks(html.as_bytes()).expect("blocks");
+    let meta = t.take_meta();
+    assert_eq!(
+        meta.item_types,
+        [
+            "https://schema.org/WebPage",
+            "https://schema.org/DiscussionForumPosting",
+            "http://schema.org/Person"
+        ]
+    );
+    assert!(meta.types.is_empty());
+    // The next page starts without them.
+    t.blocks(b"<p>x</p>").expect("blocks");
+    assert!(t.take_meta().item_types.is_empty());
+}
+
+#[test]
 fn the_first_title_of_the_page_is_its_title() {
     let title = |html: &str| {
         let mut t = Tokenizer::new(ParseLimits::default());

@@ -170,13 +170,14 @@ pub fn declares_product(declared: &[String]) -> bool {
 }
 
 /// The page's kind from the layout its classifier found, the types it declares (in document
-/// order) and what its kept text holds. In order of trust: a declared product is one (its
+/// order; then its microdata items' types, `items`) and what its kept text holds. In order of trust: a declared product is one (its
 /// layout is a gallery, a buy box and specifications, no shape of its own); a listing or a
 /// thread of posts found in the structure is one; then what the page declares; then a kept
 /// text that is a tenth code is documentation, one of paragraphs an article; else other.
-pub fn infer(layout: Layout, declared: &[String], kept: Kept) -> PageKind {
+pub fn infer(layout: Layout, declared: &[String], items: &[String], kept: Kept) -> PageKind {
     let named = declared
         .iter()
+        .chain(items)
         .find_map(|t| declared_kind(t).map(|k| (k, t)));
     let from_declared = |(kind, t): (Kind, &String)| PageKind {
         kind,
@@ -239,6 +240,7 @@ mod tests {
         let k = infer(
             Layout::Listing { units: 8 },
             &types(&["WebSite", "Product"]),
+            &[],
             prose,
         );
         assert_eq!(
@@ -246,7 +248,12 @@ mod tests {
             (Kind::Product, Evidence::Declared, Some("Product"))
         );
         // A thread found in the structure is a forum even where the page calls itself an article.
-        let k = infer(Layout::Posts { units: 12 }, &types(&["NewsArticle"]), prose);
+        let k = infer(
+            Layout::Posts { units: 12 },
+            &types(&["NewsArticle"]),
+            &[],
+            prose,
+        );
         assert_eq!(
             (k.kind, k.evidence, k.units),
             (Kind::Forum, Evidence::Units, Some(12))
@@ -255,11 +262,27 @@ mod tests {
         let k = infer(
             Layout::Text,
             &types(&["BreadcrumbList", "https://schema.org/QAPage"]),
+            &[],
             prose,
         );
         assert_eq!(k.kind, Kind::Forum);
+        // Then a microdata item's type, after every declared one.
+        let items = types(&[
+            "http://schema.org/Person",
+            "https://schema.org/DiscussionForumPosting",
+        ]);
+        let k = infer(Layout::Text, &types(&["WebSite"]), &items, prose);
         assert_eq!(
-            infer(Layout::Text, &types(&["article"]), Kept::default()).kind,
+            (k.kind, k.declared.as_deref()),
+            (
+                Kind::Forum,
+                Some("https://schema.org/DiscussionForumPosting")
+            )
+        );
+        let k = infer(Layout::Text, &types(&["article"]), &items, prose);
+        assert_eq!(k.kind, Kind::Article);
+        assert_eq!(
+            infer(Layout::Text, &types(&["article"]), &[], Kept::default()).kind,
             Kind::Article
         );
         // Then what the kept text holds.
@@ -268,11 +291,18 @@ mod tests {
             code: 400,
             all: 3000,
         };
-        assert_eq!(infer(Layout::Text, &[], code).kind, Kind::Documentation);
-        assert_eq!(infer(Layout::Text, &[], prose).evidence, Evidence::Prose);
+        assert_eq!(
+            infer(Layout::Text, &[], &[], code).kind,
+            Kind::Documentation
+        );
+        assert_eq!(
+            infer(Layout::Text, &[], &[], prose).evidence,
+            Evidence::Prose
+        );
         let k = infer(
             Layout::Sections { units: 5 },
             &types(&["WebPage"]),
+            &[],
             Kept {
                 prose: 500,
                 code: 0,
