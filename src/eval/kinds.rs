@@ -58,7 +58,7 @@ impl KindCounts {
 /// The lines of the table's `page_kind` section: per type, how many of its pages were named its
 /// kind and what the others were named; then the agreement over every page whose type names a
 /// kind. `types` pairs each page type with its counts. Empty when no page was named a kind.
-pub fn render(types: &[(&str, &KindCounts)]) -> String {
+pub fn render<S: AsRef<str>>(types: &[(S, &KindCounts)]) -> String {
     let mut out = String::new();
     if types.iter().all(|(_, c)| c.is_unnamed()) {
         return out;
@@ -66,6 +66,7 @@ pub fn render(types: &[(&str, &KindCounts)]) -> String {
     let (mut agree, mut total) = (0u64, 0u64);
     let _ = writeln!(out, "page_kind by page type:");
     for (page_type, counts) in types {
+        let page_type = page_type.as_ref();
         let pages = counts.pages();
         let mut others: Vec<(&String, &u64)> = counts.0.iter().collect();
         others.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));

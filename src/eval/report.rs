@@ -411,7 +411,6 @@ pub fn render_table(runs: &[RunReport], max_domains: usize) -> String {
             .iter()
             .map(|t| (clean_name(&t.page_type), &t.page_kinds))
             .collect();
-        let kinds: Vec<(&str, &KindCounts)> = kinds.iter().map(|(t, k)| (t.as_str(), *k)).collect();
         out.push_str(&super::kinds::render(&kinds));
         if let Some(check) = &run.snippets {
             let _ = writeln!(out, "snippets: {}", check.describe());
