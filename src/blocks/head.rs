@@ -104,8 +104,10 @@ impl HeadReader {
 
     /// The metadata read so far; leaves an empty one.
     pub(crate) fn take(&mut self) -> PageMeta {
-        self.meta.item_types = std::mem::take(&mut self.items)
-            .into_iter()
+        // Drained, not taken: the reader keeps its buffer for the next page.
+        self.meta.item_types = self
+            .items
+            .drain(..)
             .filter(|&(_, items)| items == 1)
             .map(|(t, _)| t)
             .collect();

@@ -170,10 +170,11 @@ pub fn declares_product(declared: &[String]) -> bool {
 }
 
 /// The page's kind from the layout its classifier found, the types it declares (in document
-/// order; then its microdata items' types, `items`) and what its kept text holds. In order of trust: a declared product is one (its
-/// layout is a gallery, a buy box and specifications, no shape of its own); a listing or a
-/// thread of posts found in the structure is one; then what the page declares; then a kept
-/// text that is a tenth code is documentation, one of paragraphs an article; else other.
+/// order; then its microdata items' types, `items`) and what its kept text holds. In order of
+/// trust: a declared product is one (its layout is a gallery, a buy box and specifications, no
+/// shape of its own); a listing or a thread of posts found in the structure is one; then what
+/// the page declares; then a kept text that is a tenth code is documentation, one of
+/// paragraphs an article; else other.
 pub fn infer(layout: Layout, declared: &[String], items: &[String], kept: Kept) -> PageKind {
     let named = declared
         .iter()
