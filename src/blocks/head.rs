@@ -13,7 +13,7 @@
 //! | `published` | `article:published_time`; JSON-LD `datePublished`; `itemprop=datePublished`; `date`, `pubdate`, `publishdate`, `dc.date`, `dc.date.issued`, `dcterms.created`, `dcterms.date` |
 //! | `canonical_url` | `link rel=canonical`; `og:url` |
 //! | `site_name` | `og:site_name`; JSON-LD `publisher.name`; `application-name` |
-//! | `types` | every JSON-LD `@type` (of objects, arrays and `@graph`s, in document order, at most [`MAX_TYPES`]); `og:type` |
+//! | `types` | every JSON-LD `@type` (of objects, arrays and `@graph`s, in document order, at most [`MAX_TYPES`]; not one that [`MANY_OBJECTS`] objects declare); `og:type` |
 //! | `item_types` | each microdata `itemtype` of which the page has one item only, in document order, at most [`MAX_TYPES`] |
 //!
 //! Values are entity-decoded, white space collapsed, at most [`MAX_VALUE_CHARS`] characters;
@@ -34,6 +34,11 @@ pub const MAX_VALUE_CHARS: usize = 1000;
 
 /// Most types kept of what a page declares itself to be (JSON-LD `@type`s, `og:type`).
 pub const MAX_TYPES: usize = 16;
+
+/// JSON-LD objects from which a type they all declare names the page's items, not the page: a
+/// shop's grid declares a `Product` per tile, dozens of them, where a product's page declares
+/// its one product once, or twice when two of its plugins each write it.
+pub const MANY_OBJECTS: u8 = 3;
 
 /// What a page says about itself in its head (and microdata).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -57,7 +62,8 @@ pub struct PageMeta {
     /// What the page declares itself and its parts to be: the schema.org `@type`s of its JSON-LD
     /// (`Product`, `DiscussionForumPosting`, `NewsArticle`, `BreadcrumbList`, ...) and its
     /// `og:type` (`article`, `product`, `website`), as written, without duplicates, at most
-    /// [`MAX_TYPES`] of them.
+    /// [`MAX_TYPES`] of them. A JSON-LD type that [`MANY_OBJECTS`] objects or more declare (one
+    /// script per tile of a grid) names the page's items and is left out.
     pub types: Vec<String>,
     /// The microdata `itemtype`s of which the page has one item only
     /// (`https://schema.org/DiscussionForumPosting` around a thread's first post): a type of
@@ -90,6 +96,9 @@ pub(crate) struct HeadReader {
     /// The microdata item types seen, in document order, with how many items each had (at most
     /// [`MAX_TYPES`] types; a count stops at 2, which says "several").
     items: Vec<(String, u8)>,
+    /// The JSON-LD types seen, with how many objects declared each (at most [`MAX_TYPES`]
+    /// types; a count stops at [`MANY_OBJECTS`]).
+    objects: Vec<(String, u8)>,
 }
 
 impl HeadReader {
@@ -100,6 +109,7 @@ impl HeadReader {
         self.json = None;
         self.title = None;
         self.items.clear();
+        self.objects.clear();
     }
 
     /// The metadata read so far; leaves an empty one.
@@ -111,6 +121,9 @@ impl HeadReader {
             .filter(|&(_, items)| items == 1)
             .map(|(t, _)| t)
             .collect();
+        for (t, _) in self.objects.drain(..).filter(|&(_, n)| n >= MANY_OBJECTS) {
+            self.meta.types.retain(|k| *k != t);
+        }
         std::mem::take(&mut self.meta)
     }
 
@@ -208,6 +221,16 @@ impl HeadReader {
             _ => return,
         };
         self.set(field, rank, content);
+    }
+
+    /// One more JSON-LD object declares type `t`.
+    fn count_object(&mut self, t: &str) {
+        let t = t.trim();
+        if let Some((_, n)) = self.objects.iter_mut().find(|(k, _)| k == t) {
+            *n = (*n + 1).min(MANY_OBJECTS);
+        } else if !t.is_empty() && t.len() <= 100 && self.objects.len() < MAX_TYPES {
+            self.objects.push((t.to_owned(), 1));
+        }
     }
 
     /// Adds a declared type, trimmed, once, while there is room.
@@ -332,10 +355,14 @@ impl HeadReader {
             }
             Value::Object(object) => {
                 match object.get("@type") {
-                    Some(Value::String(t)) => self.add_type(t),
+                    Some(Value::String(t)) => {
+                        self.add_type(t);
+                        self.count_object(t);
+                    }
                     Some(Value::Array(types)) => {
                         for t in types.iter().filter_map(Value::as_str) {
                             self.add_type(t);
+                            self.count_object(t);
                         }
                     }
                     _ => {}
@@ -495,6 +522,37 @@ mod tests {
         assert_eq!(&m.types[..3], ["product", "Product", "Thing"]);
         assert_eq!(m.types.len(), MAX_TYPES);
         assert_eq!(m.types[3], "T0");
+    }
+
+    #[test]
+    fn a_type_many_objects_declare_names_the_pages_items() {
+        // A shop's grid: one script per tile, each a `Product`, beside the page's breadcrumbs.
+        let tile = r#"{"@context":"https://schema.org","@type":"Product","name":"ST-5"}"#;
+        let grid = read(
+            &[("meta", " property=\"og:type\" content=\"website\"")],
+            &[
+                tile,
+                r#"{"@type":"BreadcrumbList"}"#,
+                tile,
+                &format!("[{tile},{tile}]"),
+            ],
+        );
+        assert_eq!(grid.types, ["website", "BreadcrumbList"]);
+        // A product's page whose two plugins each declare its product: one product.
+        let page = read(&[], &[tile, r#"{"@graph":[{"@type":"WebPage"}]}"#, tile]);
+        assert_eq!(page.types, ["Product", "WebPage"]);
+        // The count is the page's: a reader's next page starts from none.
+        let mut r = HeadReader::default();
+        for scripts in [3, 1] {
+            r.reset();
+            for _ in 0..scripts {
+                r.script_tag(true);
+                r.script_text(tile);
+                r.end_raw_text();
+            }
+            let types = r.take().types;
+            assert_eq!(types.is_empty(), scripts == 3, "{scripts}: {types:?}");
+        }
     }
 
     #[test]
