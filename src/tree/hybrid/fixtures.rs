@@ -63,7 +63,7 @@ pub fn run_params(blocks: &[BlockFacts<'_>], support: u64, params: &Params) -> V
         c_max: 1,
         path_support: support,
     };
-    classify(blocks, node, params, &mut out);
+    classify(blocks, node, params, false, &mut out);
     out
 }
 

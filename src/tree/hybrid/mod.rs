@@ -363,7 +363,7 @@ impl Classifier for Hybrid {
     }
 
     fn classify(&self, blocks: &[BlockFacts<'_>], node: NodeFacts, out: &mut Vec<Reason>) {
-        classify(blocks, node, &self.params, out);
+        classify(blocks, node, &self.params, false, out);
     }
 
     fn classify_page(
@@ -382,6 +382,7 @@ impl Classifier for Hybrid {
             reviews.as_deref().unwrap_or(blocks),
             node,
             &self.params,
+            page.product,
             out,
         )
     }
@@ -398,12 +399,13 @@ pub fn confidence(support: u64, support_half: f64) -> f64 {
     }
 }
 
-/// Classifies the blocks of one page; `out` receives one reason per block, in order. Returns how
-/// the main content it kept is laid out.
+/// Classifies the blocks of one page, which declares itself one product when `product`; `out`
+/// receives one reason per block, in order. Returns how the main content it kept is laid out.
 pub fn classify(
     blocks: &[BlockFacts<'_>],
     node: NodeFacts,
     params: &Params,
+    product: bool,
     out: &mut Vec<Reason>,
 ) -> Layout {
     // The units rules run only where the tree does not trust its node yet (a page judged by
@@ -418,10 +420,10 @@ pub fn classify(
     } else {
         Vec::new()
     };
-    let mut layout = classify_with(blocks, Some(node), params, &regions, out);
+    let mut layout = classify_with(blocks, Some(node), params, product, &regions, out);
     if params.rules.panels && !trusted {
         if let Some(shown) = units::show_panels(blocks, out, &regions) {
-            layout = classify_with(&shown, Some(node), params, &regions, out);
+            layout = classify_with(&shown, Some(node), params, product, &regions, out);
         }
     }
     if trusted
@@ -435,6 +437,7 @@ pub fn classify(
             trusted,
             grids: params.rules.grids,
             cards: params.rules.cards,
+            product,
         };
         if let Some(listing) = units::keep_listing(blocks, out, &regions, how) {
             layout = listing;
@@ -445,7 +448,7 @@ pub fn classify(
         if units && trusted {
             regions = kind::regions(blocks);
         }
-        layout = classify_with(blocks, None, params, &regions, out);
+        layout = classify_with(blocks, None, params, product, &regions, out);
         judged_trusted = false;
     }
     if params.rules.linked_headings {
@@ -472,6 +475,7 @@ fn classify_with(
     blocks: &[BlockFacts<'_>],
     node: Option<NodeFacts>,
     params: &Params,
+    product: bool,
     regions: &[Region],
     out: &mut Vec<Reason>,
 ) -> Layout {
@@ -566,6 +570,7 @@ fn classify_with(
             trusted,
             grids: params.rules.grids,
             cards: params.rules.cards,
+            product,
         };
         units::keep_listing(blocks, out, regions, how)
     } else {

@@ -473,6 +473,9 @@ pub struct Listings {
     /// A run of cards, each a link around all its blocks, has headlines as long as the cards
     /// (see [`cards`]).
     pub cards: bool,
+    /// The page declares itself one product: a run of cards on it is of other products (what
+    /// a shop recommends beside the product), not records of the page.
+    pub product: bool,
 }
 
 /// True when a page at a trusted node may be a listing of records new to it: at least
@@ -510,9 +513,9 @@ fn new_records(blocks: &[BlockFacts<'_>], region: &Region) -> bool {
         .units
         .iter()
         .filter(|u| {
-            blocks[u.blocks.clone()].iter().any(|b| {
-                own_page(b) && 2 * b.link_chars > b.chars && u64::from(b.chars) >= HEADLINE_CHARS
-            })
+            blocks[u.blocks.clone()]
+                .iter()
+                .any(|b| own_page(b) && link_dense(b) && u64::from(b.chars) >= HEADLINE_CHARS)
         })
         .count();
     2 * new > region.units.len()
@@ -543,7 +546,6 @@ struct LinkLists {
 impl LinkLists {
     /// The widgets of the page of `blocks` and `regions`.
     fn of(blocks: &[BlockFacts<'_>], regions: &[Region]) -> LinkLists {
-        let link_dense = |b: &BlockFacts<'_>| 2 * b.link_chars > b.chars;
         // Characters in bare link lists, as prefix sums over the blocks.
         let mut in_list = vec![false; blocks.len()];
         for region in regions {
@@ -635,7 +637,7 @@ fn records(blocks: &[BlockFacts<'_>], region: &Region, how: Listings) -> Option<
         if b.hidden.is_some() {
             hidden += c;
         }
-        if 2 * b.link_chars > b.chars {
+        if link_dense(b) {
             link_blocks += 1;
             link_block_chars += c;
         }
@@ -654,7 +656,10 @@ fn records(blocks: &[BlockFacts<'_>], region: &Region, how: Listings) -> Option<
     let lines = link_block_chars <= u64::from(TEASER_CHARS) * link_blocks;
     let headlines = link_blocks == 0
         || (link_block_chars >= HEADLINE_CHARS * link_blocks && lines)
-        || (how.cards && cards(blocks, region) && chars >= HEADLINE_CHARS * units as u64);
+        || (how.cards
+            && !how.product
+            && cards(blocks, region)
+            && chars >= HEADLINE_CHARS * units as u64);
     // More than a headline each, or a grid of cards each one headline link (`grids`).
     let bare = count == units && link_blocks as usize == units;
     let more = count > units || (how.grids && bare);
@@ -667,22 +672,35 @@ fn records(blocks: &[BlockFacts<'_>], region: &Region, how: Listings) -> Option<
     ok.then_some(Records { chars, bare })
 }
 
-/// True when most units of `region` are cards: two blocks or more, every one of them a link's
-/// text. A card that one link wraps whole (a job's title, company, place and pay; a product's
-/// name and price) is one headline split into blocks by its layout: its link blocks are its
-/// facts as much as its title, each short, and read one by one none is a headline. Read as
-/// one, the card is a headline ([`HEADLINE_CHARS`] characters or more on average); a menu's
-/// column is links too, but its place (a `<nav>`, a header) and its lists of bare links tell it
-/// apart ([`records`], [`LinkLists`]).
+/// True when a block is mostly a link's text.
+fn link_dense(block: &BlockFacts<'_>) -> bool {
+    2 * block.link_chars > block.chars
+}
+
+/// True when most units of `region` are cards: opened by a link's text, with two link blocks or
+/// more that hold most of the unit's text. A card that one link wraps whole (a job's title,
+/// company, place and pay; a product's name and price) is one headline split into blocks by its
+/// layout: its link blocks are its facts as much as its title, each short, and read one by one
+/// none is a headline. Read as one, the card is a headline ([`HEADLINE_CHARS`] characters or
+/// more on average). What a card shows outside its link (a shop's "Low stock" badge, a
+/// favourite button's label) is a label on the tile, not text of its own. A menu's column is
+/// links too, but it opens with its label, not a link, and its place (a `<nav>`, a header) and
+/// its lists of bare links tell it apart ([`records`], [`LinkLists`]).
 fn cards(blocks: &[BlockFacts<'_>], region: &Region) -> bool {
     let cards = region
         .units
         .iter()
         .filter(|u| {
-            u.blocks.len() >= 2
-                && blocks[u.blocks.clone()]
-                    .iter()
-                    .all(|b| 2 * b.link_chars > b.chars)
+            let unit = &blocks[u.blocks.clone()];
+            let (mut links, mut link_text, mut text) = (0usize, 0u64, 0u64);
+            for b in unit {
+                text += u64::from(b.chars);
+                if link_dense(b) {
+                    links += 1;
+                    link_text += u64::from(b.chars);
+                }
+            }
+            unit.first().is_some_and(link_dense) && links >= 2 && 2 * link_text > text
         })
         .count();
     2 * cards > region.units.len()
@@ -698,8 +716,10 @@ struct Records {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{corpus_pages, f1_with_and_without, judge, phrases_found};
-    use super::super::Rules;
+    use super::super::fixtures::{
+        corpus_pages, f1_with_and_without, first_page, judge, judge_page, parse, phrases_found,
+    };
+    use super::super::{Params, Rules};
     use crate::eval::score_page;
 
     /// Real pages of each class on a domain's first page: with the units rules the phrases of
@@ -829,6 +849,47 @@ mod tests {
             !kept.iter().any(|t| t.starts_with("Trail bottle")),
             "{kept:?}"
         );
+    }
+
+    #[test]
+    fn cards_with_labels_outside_their_links_are_records_beside_no_declared_product() {
+        // Zappos's sneakers (a `Product` declared per tile: no product page) and Joco's shop:
+        // each tile is its links, beside a "Low Stock" badge or a favourite button's label.
+        let urls = [
+            "https://www.zappos.com/women-sneakers-athletic-shoes",
+            "https://jococups.com/shop/",
+        ];
+        let pages = corpus_pages("wcxb-dev", &urls);
+        for (url, (html, gold, _)) in urls.iter().zip(&pages) {
+            let (with, without) = f1_with_and_without(html, gold, "cards", judge_page);
+            assert!(
+                with > without + 0.3,
+                "{url}: {with:.3} against {without:.3}"
+            );
+        }
+        // On a page that declares itself one product, such cards are what the shop recommends
+        // beside it.
+        let (html, gold, _) = &pages[0];
+        let blocks = parse(html);
+        let facts = first_page(&blocks);
+        let node = crate::tree::NodeFacts {
+            support: 1,
+            c_max: 1,
+            path_support: 1,
+        };
+        let f1 = |product| {
+            let mut out = Vec::new();
+            super::super::classify(&facts, node, &Params::default(), product, &mut out);
+            let kept: Vec<&str> = blocks
+                .iter()
+                .zip(&out)
+                .filter(|(_, r)| r.label() == crate::tree::Label::Content)
+                .map(|(b, _)| b.text.as_str())
+                .collect();
+            score_page(&kept.join("\n"), gold).f1
+        };
+        let (listing, product) = (f1(false), f1(true));
+        assert!(listing > product + 0.3, "{listing:.3} against {product:.3}");
     }
 
     #[test]
