@@ -148,8 +148,9 @@ pub struct Rules {
     /// records open it (right under its title), a listing's records that the page alone holds
     /// (their headlines new to the node) are its content, the labels they repeat included.
     pub trusted_listings: bool,
-    /// [`units`]: a run of cards, each two blocks or more that are all a link's text (one link
-    /// around the card), reads its headlines as the cards' whole text.
+    /// [`units`]: a run of cards, each opened by a link's text and mostly link text (one link
+    /// around the card, a badge beside it), reads its headlines as the cards' whole text;
+    /// not on a page that declares itself one product, whose cards are recommendations.
     pub cards: bool,
     /// [`quotes`]: a `<blockquote>` copying text the page keeps above it (a reply quoting the
     /// post it answers) is dropped.

@@ -31,7 +31,9 @@
 //!   headings is widgets, not records. A grid whose every unit is one headline link (a card
 //!   that is its title) reads as records only where the page's own text introduces it
 //!   (`grids`); a run of cards that one link each wraps whole (a job's title, company, place
-//!   and pay) reads its headlines as the cards' whole text, not block by block (`cards`). At a
+//!   and pay; a shop's tile beside its "Low Stock" badge) reads its headlines as the cards'
+//!   whole text, not block by block (`cards`), except on a page that declares itself one
+//!   product, where a run of cards is what the shop recommends beside it. At a
 //!   node the tree trusts, only a page that keeps no paragraph of its own, or whose records
 //!   open it, is looked at, and only regions whose records are new to the page
 //!   ([`new_records`]: their headlines counted on this page alone); their units are kept
