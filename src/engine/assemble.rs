@@ -89,6 +89,7 @@ pub(super) fn record(
         }
     }
     let choice = evidence.choice;
+    let documentation_url = kind::documentation_url(&key.key);
     let record = CleanRecord {
         url: page.url,
         response_url: page.response_url,
@@ -117,8 +118,15 @@ pub(super) fn record(
         published: meta.published,
         canonical_url,
         site_name: meta.site_name,
-        page_kind: (layout != Layout::Unknown)
-            .then(|| kind::infer(layout, &meta.types, &meta.item_types, kept)),
+        page_kind: (layout != Layout::Unknown).then(|| {
+            kind::infer(
+                layout,
+                &meta.types,
+                &meta.item_types,
+                kept,
+                documentation_url,
+            )
+        }),
         fetched_at: page.fetched_at.and_then(|t| t.format(&Rfc3339).ok()),
         encoding: page.encoding,
         processed_at: processed_at(timestamp_ms, page.fetched_at, batch_started),

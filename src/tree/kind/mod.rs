@@ -103,6 +103,39 @@ impl Kept {
 /// article: about two hundred words.
 pub const ARTICLE_PROSE: u64 = 1000;
 
+/// Path segments under which a site files its documentation (`/docs/`, `/reference/`,
+/// `/manual/`, ...), compared whole and ASCII case-insensitively.
+pub const DOCUMENTATION_SEGMENTS: [&str; 10] = [
+    "docs",
+    "doc",
+    "documentation",
+    "manual",
+    "reference",
+    "ref",
+    "api",
+    "handbook",
+    "userguide",
+    "usersguide",
+];
+
+/// True when `url` files its page as documentation: a segment of its path is one of
+/// [`DOCUMENTATION_SEGMENTS`], or its host is a `docs.` or `doc.` one. The URL tree's own
+/// evidence (a site's documentation is a branch of it), read for the kind of a page whose kept
+/// text says no more than that it is prose: a reference's pages are paragraphs as often as
+/// code.
+pub fn documentation_url(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let rest = rest.split(['?', '#']).next().unwrap_or(rest);
+    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let named = |s: &str, names: &[&str]| names.iter().any(|n| s.eq_ignore_ascii_case(n));
+    host.split('.')
+        .next()
+        .is_some_and(|label| named(label, &["docs", "doc"]))
+        || path
+            .split('/')
+            .any(|segment| named(segment, &DOCUMENTATION_SEGMENTS))
+}
+
 /// What told a page's kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -115,6 +148,8 @@ pub enum Evidence {
     Code,
     /// Its kept text is paragraphs of one text.
     Prose,
+    /// Its URL files it as documentation ([`documentation_url`]).
+    Url,
     /// Nothing told it.
     None,
 }
@@ -173,9 +208,16 @@ pub fn declares_product(declared: &[String]) -> bool {
 /// order; then its microdata items' types, `items`) and what its kept text holds. In order of
 /// trust: a declared product is one (its layout is a gallery, a buy box and specifications, no
 /// shape of its own); a listing or a thread of posts found in the structure is one; then what
-/// the page declares; then a kept text that is a tenth code is documentation, one of
-/// paragraphs an article; else other.
-pub fn infer(layout: Layout, declared: &[String], items: &[String], kept: Kept) -> PageKind {
+/// the page declares; then a kept text that is a tenth code is documentation, and so is a page
+/// with a kept text that its URL files as documentation (`documentation_url`, see
+/// [`documentation_url`]); then a kept text of paragraphs is an article; else other.
+pub fn infer(
+    layout: Layout,
+    declared: &[String],
+    items: &[String],
+    kept: Kept,
+    documentation_url: bool,
+) -> PageKind {
     let named = declared
         .iter()
         .chain(items)
@@ -205,6 +247,8 @@ pub fn infer(layout: Layout, declared: &[String], items: &[String], kept: Kept) 
     }
     let (kind, evidence) = if kept.all > 0 && 10 * kept.code >= kept.all {
         (Kind::Documentation, Evidence::Code)
+    } else if kept.all > 0 && documentation_url {
+        (Kind::Documentation, Evidence::Url)
     } else if kept.prose >= ARTICLE_PROSE {
         (Kind::Article, Evidence::Prose)
     } else {
@@ -243,6 +287,7 @@ mod tests {
             &types(&["WebSite", "Product"]),
             &[],
             prose,
+            false,
         );
         assert_eq!(
             (k.kind, k.evidence, k.declared.as_deref()),
@@ -254,6 +299,7 @@ mod tests {
             &types(&["NewsArticle"]),
             &[],
             prose,
+            false,
         );
         assert_eq!(
             (k.kind, k.evidence, k.units),
@@ -265,6 +311,7 @@ mod tests {
             &types(&["BreadcrumbList", "https://schema.org/QAPage"]),
             &[],
             prose,
+            false,
         );
         assert_eq!(k.kind, Kind::Forum);
         // Then a microdata item's type, after every declared one.
@@ -272,7 +319,7 @@ mod tests {
             "http://schema.org/Person",
             "https://schema.org/DiscussionForumPosting",
         ]);
-        let k = infer(Layout::Text, &types(&["WebSite"]), &items, prose);
+        let k = infer(Layout::Text, &types(&["WebSite"]), &items, prose, false);
         assert_eq!(
             (k.kind, k.declared.as_deref()),
             (
@@ -280,10 +327,17 @@ mod tests {
                 Some("https://schema.org/DiscussionForumPosting")
             )
         );
-        let k = infer(Layout::Text, &types(&["article"]), &items, prose);
+        let k = infer(Layout::Text, &types(&["article"]), &items, prose, false);
         assert_eq!(k.kind, Kind::Article);
         assert_eq!(
-            infer(Layout::Text, &types(&["article"]), &[], Kept::default()).kind,
+            infer(
+                Layout::Text,
+                &types(&["article"]),
+                &[],
+                Kept::default(),
+                false
+            )
+            .kind,
             Kind::Article
         );
         // Then what the kept text holds.
@@ -293,12 +347,24 @@ mod tests {
             all: 3000,
         };
         assert_eq!(
-            infer(Layout::Text, &[], &[], code).kind,
+            infer(Layout::Text, &[], &[], code, false).kind,
             Kind::Documentation
         );
         assert_eq!(
-            infer(Layout::Text, &[], &[], prose).evidence,
+            infer(Layout::Text, &[], &[], prose, false).evidence,
             Evidence::Prose
+        );
+        // A text of paragraphs that its URL files as documentation is documentation; a page
+        // that keeps nothing is not, wherever it is filed.
+        let k = infer(Layout::Text, &[], &[], prose, true);
+        assert_eq!((k.kind, k.evidence), (Kind::Documentation, Evidence::Url));
+        assert_eq!(
+            infer(Layout::Text, &types(&["TechArticle"]), &[], prose, true).evidence,
+            Evidence::Declared
+        );
+        assert_eq!(
+            infer(Layout::Text, &[], &[], Kept::default(), true).kind,
+            Kind::Other
         );
         let k = infer(
             Layout::Sections { units: 5 },
@@ -309,11 +375,38 @@ mod tests {
                 code: 0,
                 all: 900,
             },
+            false,
         );
         assert_eq!(
             (k.kind, k.evidence, k.units),
             (Kind::Other, Evidence::None, Some(5))
         );
+    }
+
+    #[test]
+    fn documentation_is_read_from_a_url_s_segments_and_host() {
+        for url in [
+            "https://docs.djangoproject.com/en/5.1/topics/http/middleware/",
+            "https://go.dev/doc/modules/managing-dependencies",
+            "https://www.typescriptlang.org/docs/handbook/2/types-from-types.html",
+            "https://www.postgresql.org/docs/18/sql-select.html",
+            "http://docs.mcneel.com/rhino/6/usersguide/en-us/html/ch-15.htm",
+            "https://example.org/API/Widgets?page=2",
+            "docs.rs/serde",
+        ] {
+            assert!(documentation_url(url), "{url}");
+        }
+        for url in [
+            "https://www.docusign.com/products/electronic-signature",
+            "https://example.org/blog/how-we-wrote-our-docs",
+            "https://example.org/news?section=docs",
+            "https://example.org/reference-architecture",
+            "https://developers.slashdot.org/story/25/12/19/stanford",
+            "",
+            "://",
+        ] {
+            assert!(!documentation_url(url), "{url}");
+        }
     }
 
     #[test]
