@@ -360,9 +360,13 @@ impl HeadReader {
                         self.count_object(t);
                     }
                     Some(Value::Array(types)) => {
-                        for t in types.iter().filter_map(Value::as_str) {
+                        for (i, t) in types.iter().enumerate() {
+                            let Some(t) = t.as_str() else { continue };
                             self.add_type(t);
-                            self.count_object(t);
+                            // An object that lists a type twice is one object of it.
+                            if !types[..i].iter().any(|u| u.as_str() == Some(t)) {
+                                self.count_object(t);
+                            }
                         }
                     }
                     _ => {}
@@ -538,9 +542,12 @@ mod tests {
             ],
         );
         assert_eq!(grid.types, ["website", "BreadcrumbList"]);
-        // A product's page whose two plugins each declare its product: one product.
+        // A product's page whose two plugins each declare its product: one product; and one
+        // object that names its type three times is one object.
         let page = read(&[], &[tile, r#"{"@graph":[{"@type":"WebPage"}]}"#, tile]);
         assert_eq!(page.types, ["Product", "WebPage"]);
+        let once = read(&[], &[r#"{"@type":["Product","Product","Product"]}"#]);
+        assert_eq!(once.types, ["Product"]);
         // The count is the page's: a reader's next page starts from none.
         let mut r = HeadReader::default();
         for scripts in [3, 1] {
