@@ -472,8 +472,8 @@ pub struct Listings {
     /// A region whose every unit is one headline link reads as records when the page's text
     /// introduces it.
     pub grids: bool,
-    /// A run of cards, each a link around all its blocks, has headlines as long as the cards
-    /// (see [`cards`]).
+    /// A run of cards, each opened by a link and mostly link text, has headlines as long as
+    /// the cards (see [`cards`]).
     pub cards: bool,
     /// The page declares itself one product: a run of cards on it is of other products (what
     /// a shop recommends beside the product), not records of the page.
