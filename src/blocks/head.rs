@@ -364,7 +364,10 @@ impl HeadReader {
                             let Some(t) = t.as_str() else { continue };
                             self.add_type(t);
                             // An object that lists a type twice is one object of it.
-                            if !types[..i].iter().any(|u| u.as_str() == Some(t)) {
+                            if !types[..i]
+                                .iter()
+                                .any(|u| u.as_str().map(str::trim) == Some(t.trim()))
+                            {
                                 self.count_object(t);
                             }
                         }

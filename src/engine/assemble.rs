@@ -89,7 +89,7 @@ pub(super) fn record(
         }
     }
     let choice = evidence.choice;
-    let documentation_url = kind::documentation_url(&key.key);
+    let documentation_url = kind::documentation_url(&key);
     let record = CleanRecord {
         url: page.url,
         response_url: page.response_url,

@@ -11,6 +11,7 @@ pub mod units;
 
 pub use units::{regions, Region, Unit};
 
+use crate::urlkey::UrlKey;
 use serde::{Deserialize, Serialize};
 
 /// The kinds of page told apart in the output's `page_kind`.
@@ -118,22 +119,26 @@ pub const DOCUMENTATION_SEGMENTS: [&str; 10] = [
     "usersguide",
 ];
 
-/// True when `url` files its page as documentation: a segment of its path is one of
+/// True when the URL `key` files its page as documentation: a segment of its path is one of
 /// [`DOCUMENTATION_SEGMENTS`], or its host is a `docs.` or `doc.` one. The URL tree's own
 /// evidence (a site's documentation is a branch of it), read for the kind of a page whose kept
 /// text says no more than that it is prose: a reference's pages are paragraphs as often as
 /// code.
-pub fn documentation_url(url: &str) -> bool {
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let rest = rest.split(['?', '#']).next().unwrap_or(rest);
-    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+pub fn documentation_url(key: &UrlKey) -> bool {
     let named = |s: &str, names: &[&str]| names.iter().any(|n| s.eq_ignore_ascii_case(n));
-    host.split('.')
+    // The branch's segments (after the authority, when it leads them) and the leaf's path.
+    let leaf = key.leaf.split('?').next().unwrap_or_default();
+    let mut path = key
+        .segments
+        .iter()
+        .map(String::as_str)
+        .filter(|s| *s != key.host)
+        .chain([leaf]);
+    key.host
+        .split('.')
         .next()
         .is_some_and(|label| named(label, &["docs", "doc"]))
-        || path
-            .split('/')
-            .any(|segment| named(segment, &DOCUMENTATION_SEGMENTS))
+        || path.any(|segment| named(segment, &DOCUMENTATION_SEGMENTS))
 }
 
 /// What told a page's kind.
@@ -385,6 +390,9 @@ mod tests {
 
     #[test]
     fn documentation_is_read_from_a_url_s_segments_and_host() {
+        use crate::urlkey::{KeyOptions, QueryRules, UrlKeyer};
+        let keyer = UrlKeyer::new(QueryRules::paper_default(), KeyOptions::default());
+        let filed = |url: &str| documentation_url(&keyer.key(url, None).expect("a URL key"));
         for url in [
             "https://docs.djangoproject.com/en/5.1/topics/http/middleware/",
             "https://go.dev/doc/modules/managing-dependencies",
@@ -392,9 +400,10 @@ mod tests {
             "https://www.postgresql.org/docs/18/sql-select.html",
             "http://docs.mcneel.com/rhino/6/usersguide/en-us/html/ch-15.htm",
             "https://example.org/API/Widgets?page=2",
-            "docs.rs/serde",
+            "https://example.org/docs",
+            "https://docs.rs/serde",
         ] {
-            assert!(documentation_url(url), "{url}");
+            assert!(filed(url), "{url}");
         }
         for url in [
             "https://www.docusign.com/products/electronic-signature",
@@ -402,10 +411,9 @@ mod tests {
             "https://example.org/news?section=docs",
             "https://example.org/reference-architecture",
             "https://developers.slashdot.org/story/25/12/19/stanford",
-            "",
-            "://",
+            "https://example.org/docs/../",
         ] {
-            assert!(!documentation_url(url), "{url}");
+            assert!(!filed(url), "{url}");
         }
     }
 
