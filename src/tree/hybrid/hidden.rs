@@ -15,7 +15,9 @@
 //! Hidden text is dropped before the other page rules, and the main subtree does not weigh it
 //! either way: it says nothing of where the text a reader sees is. A page that shows less than
 //! two sentences (its text wrapped whole in a hidden element, revealed by a script) is not
-//! trusted: there the hidden text is the page's. Nor is the element that hides the page's
+//! trusted when it hides more than it shows: there the hidden text is the page's. A page that
+//! hides less than its few shown words (a shop's item page served without the item, whose
+//! hidden `<h1>` is the shop's name) keeps none of it. Nor is the element that hides the page's
 //! `<h1>` with more text than the page shows (a store's app that reveals the product once its
 //! check has run): a page does not hide its title, and what that element holds is the text a
 //! reader sees once the page has loaded. A tab panel (WAI-ARIA `role=tabpanel`) is never
@@ -26,7 +28,7 @@ use super::units::own_chars;
 use crate::tree::{BlockFacts, Reason};
 
 /// Drops the still-unique blocks inside hidden elements, unless the page's still-unique visible
-/// text is shorter than [`MIN_MARKED_MAIN`] characters.
+/// text is shorter than [`MIN_MARKED_MAIN`] characters and no longer than the hidden text.
 pub fn drop_hidden(blocks: &[BlockFacts<'_>], out: &mut [Reason]) {
     let (mut hidden, mut shown) = (0u64, 0u64);
     for (block, reason) in blocks.iter().zip(out.iter()) {
@@ -38,7 +40,7 @@ pub fn drop_hidden(blocks: &[BlockFacts<'_>], out: &mut [Reason]) {
             }
         }
     }
-    if hidden == 0 || shown < MIN_MARKED_MAIN {
+    if hidden == 0 || (shown < MIN_MARKED_MAIN && hidden >= shown) {
         return;
     }
     let revealed = revealed_text(blocks, out);

@@ -3,7 +3,8 @@
 //! text is most of what the page holds and the markup does not also mark the main text (a
 //! page-wide wrapper with a misleading class). A marked region that encloses the marked main text,
 //! or alone holds most of the page, is such a wrapper: the regions marked inside it are judged
-//! by the same test inside it. Text marked as the main text (`<article>`,
+//! by the same test inside it. The page's own `<footer>` is never such a wrapper
+//! ([`drop_page_footer`]). Text marked as the main text (`<article>`,
 //! `role=main`, `itemprop=articleBody`) anchors the main subtree ([`super::main_text`]).
 
 use crate::blocks::Hint;
@@ -161,6 +162,38 @@ pub fn drop_marked(blocks: &[BlockFacts<'_>], out: &mut [Reason]) {
     }
 }
 
+/// Drops the unique blocks in the page's own footer ([`in_page_footer`]), after
+/// [`drop_marked`] has weighed the marked regions with it. Unlike the other regions the markup
+/// marks, the page's footer is no layout wrapper even when it holds most of the page's text: a
+/// page whose unique text is its footer (a shop's item page served without the item, for a
+/// script to fetch) has no main text, and one whose main subtree would settle in the footer (a
+/// listing whose items are all links) keeps its text elsewhere.
+pub fn drop_page_footer(blocks: &[BlockFacts<'_>], out: &mut [Reason]) {
+    for (block, reason) in blocks.iter().zip(out.iter_mut()) {
+        if *reason == Reason::Unique && in_page_footer(block) {
+            *reason = Reason::Marked;
+        }
+    }
+}
+
+/// True when `block` lies in a `<footer>` that no sectioning element (`<article>`, `<section>`,
+/// `<aside>`, `<nav>`) or `<main>` encloses: HTML's `contentinfo` landmark, the page's footer,
+/// not a section's (an article's byline and tags). A footer the markup unwrapped (one around the
+/// marked main text) is not one.
+pub(super) fn in_page_footer(block: &BlockFacts<'_>) -> bool {
+    if block.hint != Hint::Boilerplate {
+        return false;
+    }
+    for tag in block.path.split('/') {
+        match tag {
+            "footer" => return true,
+            "article" | "section" | "aside" | "nav" | "main" => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
 /// True when `block` is in a marked region that is not one of the (sorted) `wrappers`.
 fn in_region(block: &BlockFacts<'_>, wrappers: &[u32]) -> bool {
     block.hint == Hint::Boilerplate
@@ -253,8 +286,8 @@ fn spans(blocks: &[BlockFacts<'_>], out: &[Reason]) -> Vec<(u32, std::ops::Range
 #[cfg(test)]
 mod tests {
     use super::super::fixtures::{
-        block, corpus_pages, f1_with_and_without, judge_page, judge_page_with, run, run_with,
-        ARTICLE,
+        block, corpus_pages, f1_with_and_without, first_page, judge, judge_page, judge_page_with,
+        parse, run, run_with, ARTICLE,
     };
     use super::super::{Comments, Hybrid, Prefs, Rules};
     use crate::blocks::Hint;
@@ -539,6 +572,61 @@ mod tests {
                 "{url}: {with:.3} with, {without:.3} without"
             );
         }
+    }
+
+    #[test]
+    fn the_pages_footer_holds_no_main_text_a_sections_footer_may() {
+        // A shop's item page served without its item: a hidden `<h1>` with the shop's name,
+        // and the page's `<footer>`, the only unique text left. Nothing of it is the page's.
+        let footer = "<footer><div><h5>Multi-Language Sites</h5><ul><li><a href=/ru>Russian</a>\
+            </li><li><a href=/pt>Portuguese</a></li></ul><p>Intellectual Property Protection, \
+            Privacy Policy, Terms of Use, Information for EU consumers. All rights reserved.</p>\
+            </div></footer>";
+        let shell = format!(
+            "<html><body><div style=\"display:none\"><h1>Shop</h1></div><div id=app></div>\
+             {footer}</body></html>"
+        );
+        let (kept, _) = judge(&shell, Rules::default());
+        assert!(kept.is_empty(), "{kept:?}");
+        let off = Rules::default().without("page_footer").expect("a rule");
+        let (kept, _) = judge(&shell, off);
+        assert!(
+            kept.iter().any(|t| t.contains("Multi-Language")),
+            "{kept:?}"
+        );
+        // An article's own footer (its byline, a note) is the article's, not the page's: the
+        // rule reads the `<footer>` outside every sectioning element only.
+        let para = "The council voted on Tuesday to extend the library's opening hours into the \
+            evening, after a year of petitions from students and shift workers.";
+        let article = format!(
+            "<html><body><article><h1>Library hours</h1><p>{para}</p><p>{para}</p>\
+             <footer><p>Correction: an earlier version of this story gave the wrong date for \
+             the council's vote.</p></footer></article>{footer}</body></html>"
+        );
+        let blocks = parse(&article);
+        let facts = first_page(&blocks);
+        let footer_of = |start: &str| {
+            let mut both = blocks.iter().zip(&facts);
+            both.find(|(b, _)| b.text.starts_with(start))
+                .map(|(_, f)| super::in_page_footer(f))
+        };
+        assert_eq!(footer_of("Correction"), Some(false));
+        assert_eq!(footer_of("Intellectual"), Some(true));
+        assert_eq!(footer_of("The council"), Some(false));
+    }
+
+    #[test]
+    fn real_pages_whose_main_subtree_settled_in_the_footer_keep_their_text() {
+        // A rental listing whose items are all links, a video compilation's article whose
+        // list of projects is links: the main subtree settled on the footer's company blurb
+        // and contact lines; the page's footer out, it settles on the text.
+        super::super::fixtures::assert_rule_pays_on(
+            &[
+                "https://www.reventals.com/los-angeles-ca/event-services-more-rentals/physical-fitness-equipment-rentals",
+                "https://thewoodwhisperer.com/videos/10-easy-woodworking-projects-compilation/",
+            ],
+            "page_footer",
+        );
     }
 
     #[test]

@@ -166,6 +166,9 @@ pub struct Rules {
     /// [`sections`]: when the main subtree is one of a run of sections each opened by a heading
     /// of one tag, the other sections whose own text outweighs their dropped text are kept.
     pub headed_sections: bool,
+    /// [`markup`]: the page's own `<footer>` (one outside any article, section, aside, nav or
+    /// `<main>`: HTML's `contentinfo`) holds no main text, even when the page holds nothing else.
+    pub page_footer: bool,
 }
 
 impl Default for Rules {
@@ -201,13 +204,14 @@ impl Default for Rules {
             linked_headings: true,
             layout_copies: true,
             headed_sections: true,
+            page_footer: true,
         }
     }
 }
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 30] = [
+    pub const NAMES: [&'static str; 31] = [
         "template",
         "links",
         "index_pages",
@@ -238,6 +242,7 @@ impl Rules {
         "linked_headings",
         "layout_copies",
         "headed_sections",
+        "page_footer",
     ];
 
     /// These rules with the one named `name` switched off; `None` for an unknown name.
@@ -273,6 +278,7 @@ impl Rules {
             "linked_headings" => &mut self.linked_headings,
             "layout_copies" => &mut self.layout_copies,
             "headed_sections" => &mut self.headed_sections,
+            "page_footer" => &mut self.page_footer,
             _ => return None,
         };
         *flag = false;
@@ -503,6 +509,9 @@ fn classify_with(
     }
     if params.rules.markup {
         markup::drop_marked(blocks, out);
+    }
+    if params.rules.page_footer {
+        markup::drop_page_footer(blocks, out);
     }
     let index_page =
         params.rules.index_pages && links::keep_index_links(blocks, out, trusted, params);

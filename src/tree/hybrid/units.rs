@@ -62,6 +62,7 @@
 //! otherwise and what the page hides stay dropped. On a domain's first page every block is the
 //! page's own, and the structure decides alone.
 
+use super::markup::in_page_footer;
 use crate::tree::kind::{Layout, Region, Unit};
 use crate::tree::{BlockFacts, Label, Reason};
 
@@ -176,7 +177,7 @@ pub fn keep_marked_units(
         let marked: Vec<usize> = under
             .into_iter()
             .filter(|&i| out[i] == Reason::Marked && own_page(&blocks[i]))
-            .filter(|&i| !marked_as_reviews(&blocks[i]))
+            .filter(|&i| !marked_as_reviews(&blocks[i]) && !in_page_footer(&blocks[i]))
             .collect();
         let own: u64 = marked.iter().map(|&i| own_chars(&blocks[i])).sum();
         if own > kept {
