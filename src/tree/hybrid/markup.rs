@@ -178,20 +178,22 @@ pub fn drop_page_footer(blocks: &[BlockFacts<'_>], out: &mut [Reason]) {
 
 /// True when `block` lies in a `<footer>` that no sectioning element (`<article>`, `<section>`,
 /// `<aside>`, `<nav>`) or `<main>` encloses: HTML's `contentinfo` landmark, the page's footer,
-/// not a section's (an article's byline and tags). A footer the markup unwrapped (one around the
-/// marked main text) is not one.
+/// not a section's (an article's byline and tags). A footer around an `<article>` or `<main>`
+/// holding the block (one left open above the page's text), or one the markup unwrapped (around
+/// the marked main text), is not one.
 pub(super) fn in_page_footer(block: &BlockFacts<'_>) -> bool {
     if block.hint != Hint::Boilerplate {
         return false;
     }
-    for tag in block.path.split('/') {
-        match tag {
-            "footer" => return true,
-            "article" | "section" | "aside" | "nav" | "main" => return false,
-            _ => {}
-        }
-    }
-    false
+    // The outermost footer or sectioning element around the block, then what lies inside it.
+    let mut tags = block.path.split('/');
+    let outer = tags.find(|t| {
+        matches!(
+            *t,
+            "footer" | "article" | "section" | "aside" | "nav" | "main"
+        )
+    });
+    outer == Some("footer") && !tags.any(|t| t == "article" || t == "main")
 }
 
 /// True when `block` is in a marked region that is not one of the (sorted) `wrappers`.
@@ -611,6 +613,13 @@ mod tests {
                 .map(|(_, f)| super::in_page_footer(f))
         };
         assert_eq!(footer_of("Correction"), Some(false));
+        // A footer left open above the page's article holds no footer of the page there.
+        let open =
+            format!("<html><body><footer><p>Menu</p><main><p>{para}</p></main></body></html>");
+        let blocks = parse(&open);
+        let facts = first_page(&blocks);
+        let footers: Vec<bool> = facts.iter().map(super::in_page_footer).collect();
+        assert_eq!(footers, [true, false]);
         assert_eq!(footer_of("Intellectual"), Some(true));
         assert_eq!(footer_of("The council"), Some(false));
     }
