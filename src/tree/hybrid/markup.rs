@@ -613,15 +613,15 @@ mod tests {
                 .map(|(_, f)| super::in_page_footer(f))
         };
         assert_eq!(footer_of("Correction"), Some(false));
-        // A footer left open above the page's article holds no footer of the page there.
+        assert_eq!(footer_of("Intellectual"), Some(true));
+        assert_eq!(footer_of("The council"), Some(false));
+        // A footer left open above the page's text holds no footer of the page there.
         let open =
             format!("<html><body><footer><p>Menu</p><main><p>{para}</p></main></body></html>");
         let blocks = parse(&open);
         let facts = first_page(&blocks);
         let footers: Vec<bool> = facts.iter().map(super::in_page_footer).collect();
         assert_eq!(footers, [true, false]);
-        assert_eq!(footer_of("Intellectual"), Some(true));
-        assert_eq!(footer_of("The council"), Some(false));
     }
 
     #[test]
