@@ -89,7 +89,8 @@ pub(super) fn record(
         }
     }
     let choice = evidence.choice;
-    let documentation_url = kind::documentation_url(&key);
+    // Read before the key's fields move into the record; only a judged page has a kind.
+    let documentation_url = layout != Layout::Unknown && kind::documentation_url(&key);
     let record = CleanRecord {
         url: page.url,
         response_url: page.response_url,
