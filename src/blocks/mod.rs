@@ -133,6 +133,11 @@ pub struct Block {
     /// around the main text ([`Block::marker`]) is a gallery of pictures by a word of its `class`
     /// (`gallery`, `slideshow`): the block is a picture's legend.
     pub gallery: bool,
+    /// True when the innermost container around the block that the markup marks as a region
+    /// around the main text ([`Block::marker`]) is the page's comments by the words of its
+    /// `class` or `id` alone: the block is in a comment, whatever regions hold the thread (an
+    /// article's `<footer>`), where [`Block::comments`] says no other region does.
+    pub comment_region: bool,
     /// Set when one of the block's open containers (below `html` and `body`) is not rendered: a
     /// `hidden` attribute, a `style` of `display: none` or `visibility: hidden`, a class name
     /// the common style sheets hide, or a dialog that opens over the page (WAI-ARIA's `dialog`,

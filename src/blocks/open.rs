@@ -186,13 +186,13 @@ impl OpenElements {
     }
 
     /// The ordinal of the innermost open container whose own markup marks it as a region around
-    /// the main text ([`Hint::Boilerplate`]), if any, and whether its `class` names a gallery of
-    /// pictures.
+    /// the main text ([`Hint::Boilerplate`]), if any, whether its `class` names a gallery of
+    /// pictures, and whether its names mark it as comments alone.
     #[inline]
-    pub(crate) fn marker(&self) -> (Option<u32>, bool) {
+    pub(crate) fn marker(&self) -> (Option<u32>, bool, bool) {
         match self.innermost(Hint::Boilerplate, self.boilerplate) {
-            Some(c) => (Some(c.ordinal), c.marks.gallery),
-            None => (None, false),
+            Some(c) => (Some(c.ordinal), c.marks.gallery, c.marks.comments),
+            None => (None, false, false),
         }
     }
 

@@ -115,6 +115,7 @@ struct State {
     block_main_landmark: bool,
     block_comments: bool,
     block_gallery: bool,
+    block_comment_region: bool,
     block_hidden: Option<u32>,
     block_responsive: Option<u32>,
     block_reviews: Option<u32>,
@@ -422,6 +423,7 @@ impl State {
         self.block_main_landmark = false;
         self.block_comments = false;
         self.block_gallery = false;
+        self.block_comment_region = false;
         self.block_hidden = None;
         self.block_responsive = None;
         self.block_reviews = None;
@@ -519,7 +521,11 @@ impl State {
                 .open
                 .ancestors(limits.max_ancestors.min(limits.max_depth));
             self.block_hint = self.open.hint();
-            (self.block_marker, self.block_gallery) = self.open.marker();
+            (
+                self.block_marker,
+                self.block_gallery,
+                self.block_comment_region,
+            ) = self.open.marker();
             (self.block_marked_main, self.block_main_landmark) = match self.open.marked_main() {
                 Some((element, landmark)) => (Some(element), landmark),
                 None => (None, false),
@@ -631,6 +637,7 @@ impl State {
                 main_landmark: self.block_main_landmark,
                 comments: self.block_comments,
                 gallery: self.block_gallery,
+                comment_region: self.block_comment_region,
                 hidden: self.block_hidden,
                 responsive: self.block_responsive,
                 reviews: self.block_reviews,

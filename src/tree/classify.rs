@@ -164,6 +164,9 @@ pub struct BlockFacts<'a> {
     /// True when the block's innermost marked region is a gallery of pictures
     /// ([`Block::gallery`]).
     pub gallery: bool,
+    /// True when the block's innermost marked region is the page's comments
+    /// ([`Block::comment_region`]).
+    pub comment_region: bool,
     /// The outermost of the block's containers that is not rendered (`hidden`, `display: none`),
     /// if one is ([`Block::hidden`]).
     pub hidden: Option<u32>,
@@ -216,6 +219,7 @@ impl<'a> BlockFacts<'a> {
             main_landmark: block.main_landmark,
             comments: block.comments,
             gallery: block.gallery,
+            comment_region: block.comment_region,
             hidden: block.hidden,
             responsive: block.responsive,
             reviews: block.reviews,
@@ -359,6 +363,7 @@ mod tests {
             main_landmark: false,
             comments: false,
             gallery: false,
+            comment_region: false,
             hidden: None,
             responsive: None,
             reviews: None,

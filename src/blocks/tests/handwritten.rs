@@ -807,6 +807,32 @@ fn blocks_whose_innermost_marked_region_is_a_gallery() {
     );
 }
 
+#[test]
+fn blocks_whose_innermost_marked_region_is_the_comments() {
+    // A thread in an article's `<footer>` is the comments: `comments` says no other region
+    // holds the block, `comment_region` only that the innermost one is the thread. A reply form
+    // (`respond`) or a share bar inside the thread is its own region.
+    let page = r#"<html><body><article><p>Story</p>
+<footer class="entry-footer"><div class="share"><p>Share this</p></div>
+<div id="comments" class="comments-area"><ol class="comment-list"><li><p>Nice post</p>
+<div class="share"><p>Share this comment</p></div></li></ol>
+<div id="respond"><p>Leave a reply</p></div></div></footer></article>
+<div id="comments"><p>Top-level comment</p></div>
+</body></html>"#;
+    let want = [
+        ("Story", false, false),
+        ("Share this", false, false),
+        ("Nice post", true, false),
+        ("Share this comment", false, false),
+        ("Leave a reply", false, false),
+        ("Top-level comment", true, true),
+    ];
+    let region: Vec<(&str, bool)> = want.iter().map(|w| (w.0, w.1)).collect();
+    let only: Vec<(&str, bool)> = want.iter().map(|w| (w.0, w.2)).collect();
+    assert_flags(page, |b| b.comment_region, &region);
+    assert_flags(page, |b| b.comments, &only);
+}
+
 /// Asserts the blocks of `page`, each with the flag `of` reads from it.
 fn assert_flags(page: &str, of: impl Fn(&Block) -> bool, want: &[(&str, bool)]) {
     let got: Vec<(String, bool)> = split(page)

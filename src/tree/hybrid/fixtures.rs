@@ -26,6 +26,7 @@ pub fn block(
         main_landmark: false,
         comments: false,
         gallery: false,
+        comment_region: false,
         hidden: None,
         responsive: None,
         reviews: None,
