@@ -16,7 +16,7 @@
 //! holds most of the marked text, it bounds the text inside the main subtree too: what lies
 //! beside it is dropped, but for the headings and marked text before it and its peers.
 
-use super::markup::MIN_MARKED_MAIN;
+use super::markup::{around_text, outweighs, MIN_MARKED_MAIN};
 use super::Params;
 use crate::blocks::Hint;
 use crate::tree::{BlockFacts, Reason};
@@ -52,6 +52,21 @@ fn text_chars(block: &BlockFacts<'_>, links_are_text: bool) -> u32 {
     }
 }
 
+/// The `text` of the still-unique blocks in regions the markup marks around the text that
+/// could pass for it ([`around_text`]).
+fn around_chars(
+    blocks: &[BlockFacts<'_>],
+    reasons: &[Reason],
+    text: impl Fn(&BlockFacts<'_>) -> u32,
+) -> u64 {
+    blocks
+        .iter()
+        .zip(reasons)
+        .filter(|(b, r)| **r == Reason::Unique && around_text(b))
+        .map(|(b, _)| u64::from(text(b)))
+        .sum()
+}
+
 /// The group of `block`: its ancestor `level` levels above its container, or the page.
 pub fn group_of(block: &BlockFacts<'_>, level: usize) -> Main {
     let n = block.ancestors.len();
@@ -84,14 +99,17 @@ pub fn main_subtree(
     let (level, block_cost) = (params.group_level, params.block_cost);
     let text = |b: &BlockFacts<'_>| text_chars(b, links_are_text);
     // Text the markup marks as the main text anchors the main subtree when there is enough of
-    // it to be one (`<article>`, `role=main`, `itemprop=articleBody`).
+    // it to be one (`<article>`, `role=main`, `itemprop=articleBody`) and the regions marked
+    // around it that the markup rule kept do not outweigh it (a related post's `<article>`
+    // under a text whose every part a page builder names a `widget`).
     let marked_main: u64 = blocks
         .iter()
         .zip(reasons)
         .filter(|(b, r)| **r == Reason::Unique && b.hint == Hint::Content)
         .map(|(b, _)| u64::from(text(b)))
         .sum();
-    let only_main = marked_main >= MIN_MARKED_MAIN;
+    let around = around_chars(blocks, reasons, text);
+    let only_main = marked_main >= MIN_MARKED_MAIN && !outweighs(around, marked_main);
     let anchor = densest_group(blocks, reasons, level, only_main, text)?;
     let Main::Element(anchor) = anchor else {
         return Some(Main::Page);
@@ -164,7 +182,8 @@ pub fn most_marked(held: impl Iterator<Item = (u32, u64)>) -> Option<(u32, u64, 
 
 /// The element the markup marks as the main text (`<article>`, `<main>`, `role=main`,
 /// `itemprop=articleBody`) that holds most of the page's marked main text, at least
-/// [`MIN_MARKED_MAIN`] characters of it, when it lies in the main subtree `main`: the innermost
+/// [`MIN_MARKED_MAIN`] characters of it, when it lies in the main subtree `main` and the regions
+/// marked around the text that the markup rule kept do not outweigh it ([`outweighs`]): the innermost
 /// marked element around each still-unique block is credited with its text (links excluded but on
 /// an index page, `links_are_text`). Marks of the main text count even inside a region a class
 /// word marks as boilerplate (a layout wrapper named for the sidebar or the ads beside the
@@ -185,7 +204,8 @@ pub fn marked_main(
         .filter(|(_, r)| **r == Reason::Unique)
         .filter_map(|(b, _)| Some((b.marked_main?, u64::from(text_chars(b, links_are_text)))));
     let (element, chars, total) = most_marked(held)?;
-    if total < MIN_MARKED_MAIN {
+    let text = |b: &BlockFacts<'_>| text_chars(b, links_are_text);
+    if total < MIN_MARKED_MAIN || outweighs(around_chars(blocks, reasons, text), chars) {
         return None;
     }
     let inside = blocks
