@@ -122,6 +122,9 @@ pub fn mark_reviews<'a>(blocks: &[BlockFacts<'a>]) -> Option<Vec<BlockFacts<'a>>
                     // Comments when no other region marks them: `comments = "keep"` takes them
                     // back after the text, as it does an article's comments.
                     comments: b.comments || b.hint != Hint::Boilerplate,
+                    // The customers' thread, like an article's, when no region marked inside
+                    // it holds the block: no text the markup marks is weighed against it.
+                    comment_region: b.comment_region || b.marker.is_none_or(|m| m <= region),
                     ..*b
                 },
                 None => *b,
@@ -172,11 +175,19 @@ pub fn drop_marked(blocks: &[BlockFacts<'_>], out: &mut [Reason]) {
 }
 
 /// True when `block` lies in a region the markup marks around the text that could pass for
-/// the text: one whose innermost marked region is neither the page's comments nor a gallery (a
-/// sidebar, a widget, a promotion). What such regions hold is weighed against the text the
-/// markup marks as the main text ([`outweighs`]).
+/// the text: one whose innermost marked region is neither the page's comments nor a gallery,
+/// outside the landmarks HTML names for what is not the text (`<nav>`, `<header>`, `<footer>`,
+/// `<aside>`: a shop's menu of thousands of items is no text however long): a sidebar, a
+/// widget, a promotion. What such regions hold is weighed against the text the markup marks as
+/// the main text ([`outweighs`]).
 pub(super) fn around_text(block: &BlockFacts<'_>) -> bool {
-    block.hint == Hint::Boilerplate && !block.comment_region && !block.gallery
+    block.hint == Hint::Boilerplate
+        && !block.comment_region
+        && !block.gallery
+        && !block
+            .path
+            .split('/')
+            .any(|t| matches!(t, "nav" | "header" | "footer" | "aside"))
 }
 
 /// True when `around` characters of the regions marked around the text ([`around_text`])
@@ -510,6 +521,7 @@ mod tests {
             for b in &mut inside[1..4] {
                 b.gallery = gallery;
                 b.comments = comments;
+                b.comment_region = comments;
             }
             assert_eq!(&run(&inside, 1)[1..4], &[Marked; 3]);
         }
@@ -779,14 +791,14 @@ mod tests {
         // description are dropped.
         let para = "The camera's sensor resolves fine detail at every sensitivity we tried, and \
             its autofocus tracked birds in flight across the frame without hunting once.";
-        let page = |declared: &str| {
+        let page_of = |declared: &str, reviews: usize| {
             let mut html = format!(
                 "<html><head><script type=\"application/ld+json\">{{\"@type\": \"{declared}\"}}\
                  </script></head><body><main><h1>The Example X100</h1><div class=\"description\">\
                  <p>Description: {para}</p><p>In the box: {para}</p></div>\
                  <div class=\"product-reviews\">"
             );
-            for n in 0..3 {
+            for n in 0..reviews {
                 html.push_str(&format!(
                     "<div class=\"individual-review\"><p>Review {n}: {para}</p></div>"
                 ));
@@ -794,7 +806,16 @@ mod tests {
             html.push_str("</div></main></body></html>");
             html
         };
+        let page = |declared: &str| page_of(declared, 3);
         let kept = judge_page(&page("Product"), Rules::default());
+        assert!(
+            kept.iter().any(|t| t.starts_with("Description")),
+            "{kept:?}"
+        );
+        assert!(!kept.iter().any(|t| t.starts_with("Review")), "{kept:?}");
+        // However many: the customers' thread, like an article's, is not weighed against the
+        // text the `<main>` holds beside it (twelve reviews, six times the description).
+        let kept = judge_page(&page_of("Product", 12), Rules::default());
         assert!(
             kept.iter().any(|t| t.starts_with("Description")),
             "{kept:?}"

@@ -1024,7 +1024,7 @@ mod tests {
         // Threads whose posts carry one class word each (a comment's), at one place in every
         // post: the posts are kept, and without `marked_units` most of the thread is lost.
         let threads = [
-            "https://www.l-camera-forum.com/topic/423897-recommendations-on-best-camera-for-photography/",
+            "https://discussion.evernote.com/forums/topic/150745-new-ui-2024/",
             "https://forum.prestashop.com/topic/1103020-payment-issues-how-to-delete-or-change-payment-method/",
         ];
         for (url, (html, gold, _)) in threads.iter().zip(corpus_pages("wcxb-dev", &threads)) {
