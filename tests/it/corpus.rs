@@ -131,16 +131,17 @@ fn hybrid_keeps_its_f1_on_more_sets() {
 /// thread shows is dropped, a button's label is no text, a linked heading heads the kept text
 /// after it, a part laid out twice for small and large screens is kept once, a carousel's
 /// slides are judged as any content, a card is opened by its link and its links hold most of
-/// its text, the page's own footer holds no main text.
-const MEASURED_WCXB: f64 = 0.851;
+/// its text, the page's own footer holds no main text, a main text the markup marks is not
+/// trusted where the regions marked around it hold four times its text.
+const MEASURED_WCXB: f64 = 0.853;
 const MEASURED_WCXB_TYPES: [(&str, f64); 7] = [
-    ("article", 0.939),
+    ("article", 0.943),
     ("collection", 0.642),
     ("documentation", 0.937),
     ("forum", 0.778),
     ("listing", 0.677),
-    ("product", 0.605),
-    ("service", 0.824),
+    ("product", 0.608),
+    ("service", 0.827),
 ];
 
 #[test]
