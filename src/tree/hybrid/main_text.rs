@@ -183,9 +183,9 @@ pub fn most_marked(held: impl Iterator<Item = (u32, u64)>) -> Option<(u32, u64, 
 /// The element the markup marks as the main text (`<article>`, `<main>`, `role=main`,
 /// `itemprop=articleBody`) that holds most of the page's marked main text, at least
 /// [`MIN_MARKED_MAIN`] characters of it, when it lies in the main subtree `main` and the regions
-/// marked around the text that the markup rule kept do not outweigh it ([`outweighs`]): the innermost
-/// marked element around each still-unique block is credited with its text (links excluded but on
-/// an index page, `links_are_text`). Marks of the main text count even inside a region a class
+/// marked around the text that the markup rule kept do not outweigh it ([`outweighs`]): the
+/// innermost marked element around each still-unique block is credited with its text (links
+/// excluded but on an index page, `links_are_text`). Marks of the main text count even inside a region a class
 /// word marks as boilerplate (a layout wrapper named for the sidebar or the ads beside the
 /// text), which the markup rule reads as layout ([`super::markup::unwrap_layout`]). An element holding only part of the marked
 /// text (one post of a thread, each marked as an article) bounds nothing.
@@ -198,13 +198,13 @@ pub fn marked_main(
     let Main::Element(main) = main else {
         return None;
     };
+    let text = |b: &BlockFacts<'_>| text_chars(b, links_are_text);
     let held = blocks
         .iter()
         .zip(reasons)
         .filter(|(_, r)| **r == Reason::Unique)
-        .filter_map(|(b, _)| Some((b.marked_main?, u64::from(text_chars(b, links_are_text)))));
+        .filter_map(|(b, _)| Some((b.marked_main?, u64::from(text(b)))));
     let (element, chars, total) = most_marked(held)?;
-    let text = |b: &BlockFacts<'_>| text_chars(b, links_are_text);
     if total < MIN_MARKED_MAIN || outweighs(around_chars(blocks, reasons, text), chars) {
         return None;
     }

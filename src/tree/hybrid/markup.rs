@@ -16,12 +16,13 @@ use crate::tree::{BlockFacts, Reason};
 /// text and not a teaser.
 pub const MIN_MARKED_MAIN: u64 = 200;
 
-/// How many times its own text the regions marked around the text (comments and galleries
-/// aside) may hold before the element the markup marks as the main text is no longer taken for
-/// it: an article outweighed four times by sidebars, widgets and promotions is more likely one
-/// related post's `<article>` teaser, or the few lines a page's `<main>` holds outside the
-/// regions that carry its text, than the page's text. A news story's comment thread and a
-/// slideshow's captions often outweigh the story many times, and do not count.
+/// How many times its own text the regions marked around the text that could pass for it
+/// ([`around_text`]: comments, reviews, galleries and the page's landmarks aside) may hold
+/// before the element the markup marks as the main text is no longer taken for it: an article
+/// outweighed four times by sidebars, widgets and promotions is more likely one related post's
+/// `<article>` teaser, or the few lines a page's `<main>` holds outside the regions that carry
+/// its text, than the page's text. A news story's comment thread and a slideshow's captions
+/// often outweigh the story many times, and do not count.
 pub const MARKED_MAIN_OUTWEIGHED: u64 = 4;
 
 /// A region marked as around the text that encloses the element marked as the main text (an
@@ -245,8 +246,7 @@ fn in_region(block: &BlockFacts<'_>, wrappers: &[u32]) -> bool {
 struct Tally {
     /// In marked regions.
     marked: u64,
-    /// Of `marked`, in regions that are neither comments nor a gallery: what the markup marks
-    /// as around the text and could pass for it.
+    /// Of `marked`, in regions that could pass for the text ([`around_text`]).
     around: u64,
     /// Outside marked regions.
     unmarked: u64,
@@ -265,7 +265,7 @@ impl Tally {
 }
 
 /// Characters of the unique blocks in `range` inside marked regions (but `wrappers`), of those
-/// whose innermost region is neither comments nor a gallery, outside them, and of the latter
+/// that could pass for the text ([`around_text`]), outside them, and of the latter
 /// inside the one element marked as the main text that holds most of them. Summed over every
 /// marked element, a related-posts grid whose teasers are each an `<article>` of a sentence
 /// would read as a main text the markup marks.
