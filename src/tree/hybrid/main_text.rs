@@ -108,8 +108,8 @@ pub fn main_subtree(
         .filter(|(b, r)| **r == Reason::Unique && b.hint == Hint::Content)
         .map(|(b, _)| u64::from(text(b)))
         .sum();
-    let around = around_chars(blocks, reasons, text);
-    let only_main = marked_main >= MIN_MARKED_MAIN && !outweighs(around, marked_main);
+    let only_main = marked_main >= MIN_MARKED_MAIN
+        && !outweighs(around_chars(blocks, reasons, text), marked_main);
     let anchor = densest_group(blocks, reasons, level, only_main, text)?;
     let Main::Element(anchor) = anchor else {
         return Some(Main::Page);
