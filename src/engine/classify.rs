@@ -4,7 +4,7 @@
 use super::lookup::Evidence;
 use crate::blocks::{Block, PageStats};
 use crate::tree::classic::link_template::Linked;
-use crate::tree::kind::Layout;
+use crate::tree::kind::{Kind, Layout};
 use crate::tree::{BlockFacts, Classifier, NodeFacts, Page, Reason};
 
 /// What the classifier is told of each block, in block order; `title` is the page's title.
@@ -60,12 +60,12 @@ fn contains_words(outer: &str, inner: &str) -> bool {
 }
 
 /// One reason per block, in block order, for a page of `html_bytes` bytes whose tokenizer facts
-/// are `stats`, with what its mutually linked pages say of it (`link-template`) and whether it
-/// declares itself a product, and how the classifier found the main content laid out.
+/// are `stats`, with what its mutually linked pages say of it (`link-template`) and the kind it
+/// declares its main entity to be, and how the classifier found the main content laid out.
 pub(super) fn classify(
     classifier: &dyn Classifier,
     blocks: &[Block],
-    (html_bytes, stats, linked, product): (usize, PageStats, Option<&Linked>, bool),
+    (html_bytes, stats, linked, declared): (usize, PageStats, Option<&Linked>, Option<Kind>),
     evidence: &Evidence,
     title: Option<&str>,
 ) -> (Vec<Reason>, Layout) {
@@ -73,7 +73,7 @@ pub(super) fn classify(
     let layout = classifier.classify_page(
         &Page {
             linked,
-            product,
+            declared,
             ..Page::new(blocks, html_bytes, stats)
         },
         &facts(blocks, evidence, title),

@@ -365,7 +365,7 @@ impl PageContext<'_> {
                 page.html.len(),
                 page_stats,
                 linked.as_ref(),
-                kind::declares_product(&meta.types),
+                kind::declared_main_kind(&meta.types),
             ),
             &evidence,
             title,

@@ -11,7 +11,7 @@
 use super::classic;
 use super::heuristic::{Choice, Heuristic, Label};
 use super::hybrid::{Hybrid, Prefs, Rules};
-use super::kind::Layout;
+use super::kind::{Kind, Layout};
 pub use crate::blocks::Hint;
 use crate::blocks::{Block, BlockHash, PageStats};
 
@@ -80,9 +80,10 @@ pub struct Page<'a> {
     /// What the domain's mutually linked pages say of the page, for a classifier that
     /// [reads links](Classifier::reads_links); `None` otherwise.
     pub linked: Option<&'a classic::link_template::Linked>,
-    /// True when the page declares itself one product for sale (its main entity's schema.org
-    /// type or `og:type`, [`declares_product`](crate::tree::kind::declares_product)).
-    pub product: bool,
+    /// The kind the page declares its main entity to be (its schema.org type or `og:type`,
+    /// [`declared_main_kind`](crate::tree::kind::declared_main_kind)): one product for sale, a
+    /// thread, an article, ...; `None` when it declares none.
+    pub declared: Option<Kind>,
 }
 
 impl<'a> Page<'a> {
@@ -94,7 +95,7 @@ impl<'a> Page<'a> {
             html_bytes,
             stats,
             linked: None,
-            product: false,
+            declared: None,
         }
     }
 }

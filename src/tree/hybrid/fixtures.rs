@@ -64,7 +64,7 @@ pub fn run_params(blocks: &[BlockFacts<'_>], support: u64, params: &Params) -> V
         c_max: 1,
         path_support: support,
     };
-    classify(blocks, node, params, false, &mut out);
+    classify(blocks, node, params, None, &mut out);
     out
 }
 
@@ -129,7 +129,7 @@ pub fn judge_page_with(html: &str, hybrid: super::Hybrid) -> Vec<String> {
     let blocks = tokenizer.blocks(html.as_bytes()).expect("blocks");
     let meta = tokenizer.take_meta();
     let page = crate::tree::Page {
-        product: crate::tree::kind::declares_product(&meta.types),
+        declared: crate::tree::kind::declared_main_kind(&meta.types),
         ..crate::tree::Page::new(&blocks, html.len(), tokenizer.stats())
     };
     let node = NodeFacts {

@@ -68,7 +68,7 @@ pub(crate) mod fixtures;
 
 use super::classify::{BlockFacts, Classifier, NodeFacts, Page, Reason};
 use super::heuristic::Heuristic;
-use super::kind::{self, Layout, Region};
+use super::kind::{self, Kind, Layout, Region};
 use main_text::Main;
 pub use prefs::{Comments, Focus, Prefs};
 
@@ -131,6 +131,9 @@ pub struct Rules {
     /// [`units`]: on a page without a text of its own, a run of units each marked by a class
     /// word (every post "a comment") holds its text.
     pub marked_units: bool,
+    /// [`units`]: on a page that declares itself a thread (`QAPage`, `DiscussionForumPosting`),
+    /// such a run holds its replies beside the first post's text of its own.
+    pub thread_replies: bool,
     /// [`units`]: the items of a listing (a page without a text of its own, or whose text
     /// introduces the listing) are its content.
     pub listings: bool,
@@ -193,6 +196,7 @@ impl Default for Rules {
             stubs: true,
             units: true,
             marked_units: true,
+            thread_replies: true,
             listings: true,
             panels: true,
             reviews: true,
@@ -211,7 +215,7 @@ impl Default for Rules {
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 31] = [
+    pub const NAMES: [&'static str; 32] = [
         "template",
         "links",
         "index_pages",
@@ -231,6 +235,7 @@ impl Rules {
         "stubs",
         "units",
         "marked_units",
+        "thread_replies",
         "listings",
         "panels",
         "reviews",
@@ -267,6 +272,7 @@ impl Rules {
             "stubs" => &mut self.stubs,
             "units" => &mut self.units,
             "marked_units" => &mut self.marked_units,
+            "thread_replies" => &mut self.thread_replies,
             "listings" => &mut self.listings,
             "panels" => &mut self.panels,
             "reviews" => &mut self.reviews,
@@ -370,7 +376,7 @@ impl Classifier for Hybrid {
     }
 
     fn classify(&self, blocks: &[BlockFacts<'_>], node: NodeFacts, out: &mut Vec<Reason>) {
-        classify(blocks, node, &self.params, false, out);
+        classify(blocks, node, &self.params, None, out);
     }
 
     fn classify_page(
@@ -380,7 +386,7 @@ impl Classifier for Hybrid {
         node: NodeFacts,
         out: &mut Vec<Reason>,
     ) -> Layout {
-        let reviews = if self.params.rules.reviews && page.product {
+        let reviews = if self.params.rules.reviews && page.declared == Some(Kind::Product) {
             markup::mark_reviews(blocks)
         } else {
             None
@@ -389,7 +395,7 @@ impl Classifier for Hybrid {
             reviews.as_deref().unwrap_or(blocks),
             node,
             &self.params,
-            page.product,
+            page.declared,
             out,
         )
     }
@@ -406,15 +412,17 @@ pub fn confidence(support: u64, support_half: f64) -> f64 {
     }
 }
 
-/// Classifies the blocks of one page, which declares itself one product when `product`; `out`
-/// receives one reason per block, in order. Returns how the main content it kept is laid out.
+/// Classifies the blocks of one page, which declares its main entity of the kind `declared`
+/// (one product, a thread, ...) if any; `out` receives one reason per block, in order. Returns
+/// how the main content it kept is laid out.
 pub fn classify(
     blocks: &[BlockFacts<'_>],
     node: NodeFacts,
     params: &Params,
-    product: bool,
+    declared: Option<Kind>,
     out: &mut Vec<Reason>,
 ) -> Layout {
+    let product = declared == Some(Kind::Product);
     // The units rules run only where the tree does not trust its node yet (a page judged by
     // its structure alone is such a page): elsewhere the regions are not looked for.
     let units = params.rules.units
@@ -427,10 +435,10 @@ pub fn classify(
     } else {
         Vec::new()
     };
-    let mut layout = classify_with(blocks, Some(node), params, product, &regions, out);
+    let mut layout = classify_with(blocks, Some(node), params, declared, &regions, out);
     if params.rules.panels && !trusted {
         if let Some(shown) = units::show_panels(blocks, out, &regions) {
-            layout = classify_with(&shown, Some(node), params, product, &regions, out);
+            layout = classify_with(&shown, Some(node), params, declared, &regions, out);
         }
     }
     if trusted
@@ -455,7 +463,7 @@ pub fn classify(
         if units && trusted {
             regions = kind::regions(blocks);
         }
-        layout = classify_with(blocks, None, params, product, &regions, out);
+        layout = classify_with(blocks, None, params, declared, &regions, out);
         judged_trusted = false;
     }
     if params.rules.linked_headings {
@@ -482,10 +490,11 @@ fn classify_with(
     blocks: &[BlockFacts<'_>],
     node: Option<NodeFacts>,
     params: &Params,
-    product: bool,
+    declared: Option<Kind>,
     regions: &[Region],
     out: &mut Vec<Reason>,
 ) -> Layout {
+    let product = declared == Some(Kind::Product);
     out.clear();
     let unwrapped = if params.rules.markup {
         markup::unwrap_layout(blocks)
@@ -566,7 +575,8 @@ fn classify_with(
     // The units judge what the tree cannot yet: at a trusted node the counts have removed the
     // repeated panels, labels and menus, and the main subtree spans the units on its own.
     let threads = if params.rules.marked_units && !trusted {
-        units::keep_marked_units(blocks, out, regions)
+        let thread = params.rules.thread_replies && declared == Some(Kind::Forum);
+        units::keep_marked_units(blocks, out, regions, thread)
     } else {
         None
     };

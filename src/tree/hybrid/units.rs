@@ -13,8 +13,10 @@
 //!   (`ipsComment`, `commentBody`: every post of a thread is "a comment") holds its text in
 //!   them: the word names the kind of unit, not a region beside the main text. When the text so
 //!   marked outweighs what the page kept, it is kept. Where the page has a text of its own, an
-//!   article with its comments, the marks draw the line between them and stand, and so do
-//!   they around a declared product's reviews, what readers say beside the product.
+//!   article with its comments, the marks draw the line between them and stand, unless the page
+//!   declares itself a thread (`QAPage`, `DiscussionForumPosting`: the first post is its text,
+//!   the replies under it its posts, `thread_replies`); and they stand around a declared
+//!   product's reviews, what readers say beside the product.
 //! - **A listing** ([`keep_listing`]): a page whose largest region of records holds more text
 //!   than it kept outside its regions of records, and which keeps no paragraph of its own
 //!   ([`PARAGRAPH`]) or only what goes with the listing (the records hold [`INTRO_SHARE`] times
@@ -137,17 +139,22 @@ fn kept_prose(blocks: &[BlockFacts<'_>], out: &[Reason]) -> u64 {
         .sum()
 }
 
-/// On a page that keeps no paragraph of its own, keeps the blocks the markup dropped in each
-/// region whose units carry one and the same mark (see [`unit_marks`]) around most of the
-/// region's text, when the text outside links of the blocks so marked outweighs all the page
-/// kept; a declared product's reviews stay dropped ([`marked_as_reviews`]). Returns the layout
-/// of the largest such region, `None` when there is none.
+/// On a page that keeps no paragraph of its own, or that declares itself a thread (`thread`),
+/// keeps the blocks the markup dropped in each region whose units carry one and the same mark
+/// (see [`unit_marks`]) around most of the region's text, when the text outside links of the
+/// blocks so marked outweighs all the page kept; a declared product's reviews stay dropped
+/// ([`marked_as_reviews`]). A thread's first post is a text of its own, and its replies are
+/// marked as comments as often as an article's readers' are (Drupal's forums are its comment
+/// module), but the page says what they are: its `QAPage` or `DiscussionForumPosting` is the
+/// discussion, replies and all, where an article's comments follow a text that is the page's.
+/// Returns the layout of the largest such region, `None` when there is none.
 pub fn keep_marked_units(
     blocks: &[BlockFacts<'_>],
     out: &mut [Reason],
     regions: &[Region],
+    thread: bool,
 ) -> Option<Layout> {
-    if kept_prose(blocks, out) > 0 {
+    if !thread && kept_prose(blocks, out) > 0 {
         return None;
     }
     let kept = chars_where(blocks, out, 0..blocks.len(), |r| {
@@ -880,9 +887,10 @@ mod tests {
             c_max: 1,
             path_support: 1,
         };
-        let f1 = |product| {
+        let f1 = |product: bool| {
             let mut out = Vec::new();
-            super::super::classify(&facts, node, &Params::default(), product, &mut out);
+            let declared = product.then_some(crate::tree::kind::Kind::Product);
+            super::super::classify(&facts, node, &Params::default(), declared, &mut out);
             let kept: Vec<&str> = blocks
                 .iter()
                 .zip(&out)
@@ -1048,6 +1056,60 @@ mod tests {
         );
         assert!(f1(&html, &gold) > 0.6, "{}", f1(&html, &gold));
     }
+    #[test]
+    fn a_declared_threads_replies_marked_as_comments_are_its_posts() {
+        // One page's question and the replies under it, each reply marked as a comment (a
+        // Drupal forum's markup); the replies outweigh the question. Declared a `QAPage`, the
+        // replies are the thread's posts; declared an article, they are its readers' comments.
+        let reply = |who: &str| {
+            format!(
+                "<li class=\"comment\"><div class=\"comment-author\">{who}</div>\
+                 <div class=\"comment-body\"><p>I moved from banking to a strategy firm two \
+                 years ago and the hours are better than people say. The travel is the part \
+                 that wears you down, and the exit options are as good as you have heard. \
+                 Ask the people at the firm how often they are home on a Thursday.</p></div></li>"
+            )
+        };
+        let page = |declared: &str| {
+            format!(
+                "<html><head><script type=\"application/ld+json\">{{\"@type\": \"{declared}\"}}\
+                 </script></head><body><main><h1>Consulting: is it worth it?</h1>\
+                 <div class=\"post\"><p>I am finishing my degree and have done two internships \
+                 at consultancies. My managers warned me the work would eat my life, my \
+                 friends and my health. Would you go into consulting again if you started \
+                 over, and what would you tell someone about to sign?</p></div>\
+                 <ul class=\"comments\">{}{}{}{}</ul></main></body></html>",
+                reply("Alex"),
+                reply("Sam"),
+                reply("Kim"),
+                reply("Lee")
+            )
+        };
+        let replies = |kept: &[String]| {
+            kept.iter()
+                .filter(|t| t.starts_with("I moved from banking"))
+                .count()
+        };
+        let thread = judge_page(&page("QAPage"), Rules::default());
+        assert!(thread.iter().any(|t| t.starts_with("I am finishing")));
+        assert_eq!(replies(&thread), 4, "{thread:?}");
+        let article = judge_page(&page("Article"), Rules::default());
+        assert!(article.iter().any(|t| t.starts_with("I am finishing")));
+        assert_eq!(replies(&article), 0, "{article:?}");
+        let off = Rules::default().without("thread_replies").expect("a rule");
+        assert_eq!(replies(&judge_page(&page("QAPage"), off)), 0);
+        // A real thread so declared, its answers marked as comments: without the rule only the
+        // question is kept.
+        let url = "https://www.wallstreetoasis.com/forum/consulting/consulting-is-it-worthy";
+        let [(html, gold, _)] = <[_; 1]>::try_from(corpus_pages("wcxb-dev", &[url]))
+            .unwrap_or_else(|_| panic!("{url}"));
+        let (with, without) = f1_with_and_without(&html, &gold, "thread_replies", judge_page);
+        assert!(
+            with > 0.7 && with > without + 0.3,
+            "{with:.3} against {without:.3}"
+        );
+    }
+
     #[test]
     fn a_front_page_keeps_the_records_of_every_section() {
         // Front pages of several sections of records (top stories, then a section per topic):

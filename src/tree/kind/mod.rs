@@ -202,11 +202,15 @@ pub fn declared_kind(declared: &str) -> Option<Kind> {
     Some(kind)
 }
 
-/// True when the first of the page's declared types (in document order) that names a kind
-/// names a product ([`declared_kind`]): the page declares itself one product for sale, as
-/// [`infer`] reads it.
+/// The kind the first of the page's declared types (in document order) that names one names
+/// ([`declared_kind`]): what the page declares its main entity to be, as [`infer`] reads it.
+pub fn declared_main_kind(declared: &[String]) -> Option<Kind> {
+    declared.iter().find_map(|t| declared_kind(t))
+}
+
+/// True when the page declares itself one product for sale ([`declared_main_kind`]).
 pub fn declares_product(declared: &[String]) -> bool {
-    declared.iter().find_map(|t| declared_kind(t)) == Some(Kind::Product)
+    declared_main_kind(declared) == Some(Kind::Product)
 }
 
 /// The page's kind from the layout its classifier found, the types it declares (in document
