@@ -208,11 +208,6 @@ pub fn declared_main_kind(declared: &[String]) -> Option<Kind> {
     declared.iter().find_map(|t| declared_kind(t))
 }
 
-/// True when the page declares itself one product for sale ([`declared_main_kind`]).
-pub fn declares_product(declared: &[String]) -> bool {
-    declared_main_kind(declared) == Some(Kind::Product)
-}
-
 /// The page's kind from the layout its classifier found, the types it declares (in document
 /// order; then its microdata items' types, `items`) and what its kept text holds. In order of
 /// trust: a declared product is one (its layout is a gallery, a buy box and specifications, no
