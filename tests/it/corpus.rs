@@ -140,7 +140,7 @@ const MEASURED_WCXB_TYPES: [(&str, f64); 7] = [
     ("documentation", 0.937),
     ("forum", 0.783),
     ("listing", 0.677),
-    ("product", 0.608),
+    ("product", 0.618),
     ("service", 0.827),
 ];
 

@@ -169,6 +169,10 @@ pub struct Rules {
     /// [`sections`]: when the main subtree is one of a run of sections each opened by a heading
     /// of one tag, the other sections whose own text outweighs their dropped text are kept.
     pub headed_sections: bool,
+    /// [`sections`]: on a page that declares itself a product, when the main subtree lies in
+    /// one of a run of `<section>`s, the other sections whose own text outweighs their dropped
+    /// text are kept.
+    pub product_sections: bool,
     /// [`markup`]: the page's own `<footer>` (one outside any article, section, aside, nav or
     /// `<main>`: HTML's `contentinfo`) holds no main text, even when the page holds nothing else.
     pub page_footer: bool,
@@ -208,6 +212,7 @@ impl Default for Rules {
             linked_headings: true,
             layout_copies: true,
             headed_sections: true,
+            product_sections: true,
             page_footer: true,
         }
     }
@@ -215,7 +220,7 @@ impl Default for Rules {
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 32] = [
+    pub const NAMES: [&'static str; 33] = [
         "template",
         "links",
         "index_pages",
@@ -247,6 +252,7 @@ impl Rules {
         "linked_headings",
         "layout_copies",
         "headed_sections",
+        "product_sections",
         "page_footer",
     ];
 
@@ -284,6 +290,7 @@ impl Rules {
             "linked_headings" => &mut self.linked_headings,
             "layout_copies" => &mut self.layout_copies,
             "headed_sections" => &mut self.headed_sections,
+            "product_sections" => &mut self.product_sections,
             "page_footer" => &mut self.page_footer,
             _ => return None,
         };
@@ -597,6 +604,9 @@ fn classify_with(
         None
     };
     let layout = listing.or(threads).or(widened);
+    if layout.is_none() && params.rules.product_sections && product {
+        sections::keep_product_sections(blocks, out, main, index_page, cost);
+    }
     if layout.is_none() && params.rules.headed_sections {
         sections::keep_headed_sections(blocks, out, main, index_page, cost);
     }

@@ -12,6 +12,17 @@
 //! marked regions and repeated text keeps it (HTML's sectioning: a heading opens a section that
 //! runs to the next heading of its rank).
 //!
+//! A product's page is built the same way with HTML's own sectioning element: the offer (its
+//! name, price, options and a short description) in one `<section>`, then the product's
+//! features, specifications, questions and reviews each in a `<section>` of its own beside it,
+//! each opened by a heading of whatever rank the component chose. The main subtree settles on
+//! the offer, and the description below it was lost. On a page that declares itself a product
+//! (its first declared type, [`crate::tree::kind::declared_main_kind`]), a main subtree inside a
+//! `<section>` with at least [`MIN_OTHER_SECTIONS`] `<section>` siblings is one of a run of
+//! sections, judged as above ([`section_run`]). Only there: an article's text is one subtree,
+//! and the `<section>`s beside it are the site's (the author's box, a call to action, related
+//! stories), which the same test keeps as often as not when they hold prose.
+//!
 //! Judged only where the page's repeated units said nothing (no listing, no thread, no run of
 //! units the main text is one of, [`super::units`]): those rules read the page's runs first,
 //! and a page they widened is not widened again.
@@ -72,6 +83,62 @@ pub fn headed_run(blocks: &[BlockFacts<'_>], main: Main) -> Option<u32> {
     None
 }
 
+/// The parent of the innermost `<section>` around the main subtree `main` when it has at least
+/// [`MIN_OTHER_SECTIONS`] other `<section>` children holding blocks: the element whose children
+/// are a run of the page's sections, of which the main subtree is in one.
+pub fn section_run(blocks: &[BlockFacts<'_>], main: Main) -> Option<u32> {
+    let Main::Element(m) = main else {
+        return None;
+    };
+    let head = blocks
+        .iter()
+        .find(|b| b.ancestors.binary_search(&m).is_ok())?;
+    let at = head.ancestors.binary_search(&m).ok()?;
+    let around: Vec<(&str, u32)> = head.tagged_ancestors().take(at + 1).collect();
+    let (parent, child) = around
+        .windows(2)
+        .rev()
+        .find(|pair| pair[1].0 == "section")
+        .map(|pair| (pair[0].1, pair[1].1))?;
+    let mut last = None;
+    let mut others = 0;
+    for b in blocks {
+        let Ok(p) = b.ancestors.binary_search(&parent) else {
+            continue;
+        };
+        let Some(&c) = b.ancestors.get(p + 1) else {
+            continue;
+        };
+        if last == Some(c) {
+            continue;
+        }
+        last = Some(c);
+        if c != child
+            && b.tagged_ancestors()
+                .nth(p + 1)
+                .is_some_and(|(t, _)| t == "section")
+        {
+            others += 1;
+        }
+    }
+    (others >= MIN_OTHER_SECTIONS).then_some(parent)
+}
+
+/// Keeps the sections of the run of `<section>`s the main subtree `main` of a product's page is
+/// in (see [`section_run`]) whose text beside it outweighs their dropped text, each block
+/// counted beyond `cost` as the main subtree counts it.
+pub fn keep_product_sections(
+    blocks: &[BlockFacts<'_>],
+    out: &mut [Reason],
+    main: Main,
+    links_are_text: bool,
+    cost: i64,
+) {
+    if let Some(container) = section_run(blocks, main) {
+        take_back_sections(blocks, out, main, container, links_are_text, cost);
+    }
+}
+
 /// Keeps the sections of the run of headed sections the main subtree `main` is one of (see
 /// [`headed_run`]) whose text beside it outweighs their dropped text, each block counted beyond
 /// `cost` as the main subtree counts it.
@@ -89,7 +156,9 @@ pub fn keep_headed_sections(
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{assert_rule_pays_on, judge};
+    use super::super::fixtures::{
+        assert_rule_pays_on, corpus_pages, f1_with_and_without, judge, judge_page,
+    };
     use super::super::Rules;
 
     const SENTENCES: &str = "The game puts you in command of a crew that sails between islands, \
@@ -161,5 +230,65 @@ mod tests {
             ],
             "headed_sections",
         );
+    }
+
+    /// A product's page declared as `declared`: the offer in a `<section>`, then the product's
+    /// features and questions each in a `<section>` under an `<h2>` (the offer's name is an
+    /// `<h1>`), then a `<section>` of other products as linked headlines.
+    fn product_page(declared: &str) -> String {
+        let mut html = format!(
+            "<html><head><script type=\"application/ld+json\">{{\"@type\": \"{declared}\"}}\
+             </script></head><body><nav><a href=\"/\">Store</a> <a href=\"/tools\">Tools</a>\
+             </nav><div id=page><section id=overview><div><h1>Opening tool</h1><p>$7.95</p>\
+             <p>A thin steel blade that slips between the tightest gaps of a device's case and \
+             lifts it open without scratching the glass or bending the frame.</p><p>{s}</p>\
+             </div></section><section id=feature><h2>Made for precision</h2><p>The rubber \
+             handle sits in the palm and the blade bends just enough to follow a curved edge, \
+             so the tip goes where you point it and no further.</p></section>\
+             <section id=faq><h2>Questions</h2><p>Can it open a phone whose back is glued? It \
+             can, once the adhesive is warmed for a minute; work the blade along the edge \
+             slowly.</p></section><section id=more><h2>Other tools</h2>",
+            s = SENTENCES
+        );
+        for n in 0..8 {
+            html.push_str(&format!(
+                "<p><a href=\"/tool/{n}\">Another opening tool number {n}</a></p>"
+            ));
+        }
+        html.push_str("</section></div><footer>Contact</footer></body></html>");
+        html
+    }
+
+    #[test]
+    fn a_products_sections_beside_its_offer_are_its_description() {
+        let product = judge_page(&product_page("Product"), Rules::default());
+        assert!(has(&product, "A thin steel blade"), "{product:?}");
+        assert!(has(&product, "The rubber handle"), "{product:?}");
+        assert!(has(&product, "Can it open a phone"), "{product:?}");
+        assert!(!has(&product, "Another opening tool"), "{product:?}");
+        // An article's `<section>`s beside its text are the site's, and the rule off keeps the
+        // offer alone.
+        let article = judge_page(&product_page("Article"), Rules::default());
+        assert!(has(&article, "A thin steel blade"), "{article:?}");
+        assert!(!has(&article, "The rubber handle"), "{article:?}");
+        let off = Rules::default()
+            .without("product_sections")
+            .expect("a rule");
+        let off = judge_page(&product_page("Product"), off);
+        assert!(has(&off, "A thin steel blade"), "{off:?}");
+        assert!(!has(&off, "The rubber handle"), "{off:?}");
+        // Real product pages built of `<section>`s: the features, questions and comparisons
+        // below the offer.
+        let urls = [
+            "https://www.ifixit.com/products/jimmy",
+            "https://www.ifixit.com/products/magnetic-project-mat",
+        ];
+        for (url, (html, gold, _)) in urls.iter().zip(corpus_pages("wcxb-dev", &urls)) {
+            let (with, without) = f1_with_and_without(&html, &gold, "product_sections", judge_page);
+            assert!(
+                with > 0.7 && with > without + 0.1,
+                "{url}: {with:.3} against {without:.3}"
+            );
+        }
     }
 }
