@@ -59,23 +59,9 @@ pub fn headed_run(blocks: &[BlockFacts<'_>], main: Main) -> Option<u32> {
         if first > 0 && blocks[first - 1].ancestors.binary_search(&child).is_ok() {
             return None;
         }
-        let mut last = None;
-        let mut headed = 0;
-        for b in blocks {
-            let Ok(p) = b.ancestors.binary_search(&parent) else {
-                continue;
-            };
-            let Some(&c) = b.ancestors.get(p + 1) else {
-                continue;
-            };
-            if last == Some(c) {
-                continue;
-            }
-            last = Some(c);
-            if c != child && b.heading && b.ancestors.len() > p + 2 && b.container() == tag {
-                headed += 1;
-            }
-        }
+        let headed = other_children(blocks, parent, child, |b, p| {
+            b.heading && b.ancestors.len() > p + 2 && b.container() == tag
+        });
         if headed >= MIN_OTHER_SECTIONS {
             return Some(parent);
         }
@@ -100,8 +86,25 @@ pub fn section_run(blocks: &[BlockFacts<'_>], main: Main) -> Option<u32> {
         .rev()
         .find(|pair| pair[1].0 == "section")
         .map(|pair| (pair[0].1, pair[1].1))?;
+    let others = other_children(blocks, parent, child, |b, p| {
+        b.tagged_ancestors()
+            .nth(p + 1)
+            .is_some_and(|(t, _)| t == "section")
+    });
+    (others >= MIN_OTHER_SECTIONS).then_some(parent)
+}
+
+/// How many children of `parent` other than `child` open with a block for which `opens` holds,
+/// given the block and the index of `parent` among its ancestors. An element's blocks follow
+/// one another, so a child's first block is the first of a run under it.
+fn other_children(
+    blocks: &[BlockFacts<'_>],
+    parent: u32,
+    child: u32,
+    opens: impl Fn(&BlockFacts<'_>, usize) -> bool,
+) -> usize {
     let mut last = None;
-    let mut others = 0;
+    let mut count = 0;
     for b in blocks {
         let Ok(p) = b.ancestors.binary_search(&parent) else {
             continue;
@@ -113,15 +116,11 @@ pub fn section_run(blocks: &[BlockFacts<'_>], main: Main) -> Option<u32> {
             continue;
         }
         last = Some(c);
-        if c != child
-            && b.tagged_ancestors()
-                .nth(p + 1)
-                .is_some_and(|(t, _)| t == "section")
-        {
-            others += 1;
+        if c != child && opens(b, p) {
+            count += 1;
         }
     }
-    (others >= MIN_OTHER_SECTIONS).then_some(parent)
+    count
 }
 
 /// Keeps the sections of the run of `<section>`s the main subtree `main` of a product's page is
