@@ -30,8 +30,8 @@
 use super::main_text::{take_back_sections, Main};
 use crate::tree::{BlockFacts, Reason};
 
-/// Other children opened by a heading of the main subtree's rank that make a run of sections: a
-/// pair of boxes beside the text is no run.
+/// Other children that make a run of sections with the main subtree's (each opened by a heading
+/// of its rank, or each a `<section>` beside its own): a pair of boxes beside the text is no run.
 pub const MIN_OTHER_SECTIONS: usize = 2;
 
 /// The element whose children are a run of headed sections of which the main subtree `main` is
