@@ -32,14 +32,17 @@
 //!   (data-record mining, Liu et al. 2003); a run of units each showing a heading and hiding
 //!   its text (collapsed sections) whose shown text is kept has its hidden text shown;
 //! - [`sections`]: a main text that is one of a run of sections, each opened by a heading of
-//!   one rank, is all of them (HTML's sectioning: a heading opens a section);
+//!   one rank, is all of them (HTML's sectioning: a heading opens a section); on a page that
+//!   declares a product, so is one in a run of `<section>`s (the offer above its description);
 //! - [`headings`]: a heading that is a link (a listing's headline, a section's link to itself)
 //!   heads the text after it, and is kept where that text is;
 //! - [`quotes`]: a quotation copying text the page keeps above it (a reply quoting the post it
 //!   answers) is that text again, not new text;
 //! - [`variants`]: a part a responsive page lays out twice, for small and large screens, is
 //!   shown to a reader once;
-//! - [`controls`]: a button's label names what a click does, not what the page says.
+//! - [`controls`]: a button's label names what a click does, not what the page says;
+//! - [`noscript`]: a `<noscript>` of a sentence or two is a notice to a client without scripts
+//!   ("enable JavaScript"), which no reader's browser shows.
 //!
 //! On a domain's first page the tree knows nothing and the page's structure decides; as the
 //! node's support grows, repetition and then template paths remove what the page alone cannot
@@ -52,6 +55,7 @@ pub mod hidden;
 pub mod links;
 pub mod main_text;
 pub mod markup;
+pub mod noscript;
 pub mod prefs;
 pub mod quotes;
 pub mod repetition;
@@ -96,6 +100,9 @@ pub struct Rules {
     pub markup: bool,
     /// [`hidden`]: text in elements the page does not render is dropped.
     pub hidden: bool,
+    /// [`noscript`]: a `<noscript>` of less than two sentences is a notice to a client without
+    /// scripts ("enable JavaScript"), which no reader's browser shows: its blocks are dropped.
+    pub noscript_notices: bool,
     /// [`main_text`]: blocks outside the main subtree are dropped.
     pub main_subtree: bool,
     /// [`main_text`]: the element the markup marks as the main text (`<article>`, `<main>`),
@@ -188,6 +195,7 @@ impl Default for Rules {
             linked_text: true,
             markup: true,
             hidden: true,
+            noscript_notices: true,
             main_subtree: true,
             marked_main: true,
             article_sections: true,
@@ -220,7 +228,7 @@ impl Default for Rules {
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 33] = [
+    pub const NAMES: [&'static str; 34] = [
         "template",
         "links",
         "index_pages",
@@ -228,6 +236,7 @@ impl Rules {
         "linked_text",
         "markup",
         "hidden",
+        "noscript_notices",
         "main_subtree",
         "marked_main",
         "article_sections",
@@ -266,6 +275,7 @@ impl Rules {
             "linked_text" => &mut self.linked_text,
             "markup" => &mut self.markup,
             "hidden" => &mut self.hidden,
+            "noscript_notices" => &mut self.noscript_notices,
             "main_subtree" => &mut self.main_subtree,
             "marked_main" => &mut self.marked_main,
             "article_sections" => &mut self.article_sections,
@@ -484,6 +494,9 @@ pub fn classify(
     }
     if params.rules.control_labels {
         controls::drop_labels(blocks, out);
+    }
+    if params.rules.noscript_notices {
+        noscript::drop_notices(blocks, out);
     }
     if params.prefs != Prefs::default() {
         prefs::apply(blocks, out, judged_trusted, params);
