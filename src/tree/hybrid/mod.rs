@@ -617,11 +617,12 @@ fn classify_with(
         None
     };
     let layout = listing.or(threads).or(widened);
-    if layout.is_none() && params.rules.product_sections && product {
-        sections::keep_product_sections(blocks, out, main, index_page, cost);
-    }
-    if layout.is_none() && params.rules.headed_sections {
-        sections::keep_headed_sections(blocks, out, main, index_page, cost);
+    if layout.is_none() {
+        let runs = (
+            params.rules.product_sections && product,
+            params.rules.headed_sections,
+        );
+        sections::keep_sections(blocks, out, main, runs, index_page, cost);
     }
     layout.unwrap_or(Layout::Text)
 }

@@ -123,32 +123,21 @@ fn other_children(
     count
 }
 
-/// Keeps the sections of the run of `<section>`s the main subtree `main` of a product's page is
-/// in (see [`section_run`]) whose text beside it outweighs their dropped text, each block
-/// counted beyond `cost` as the main subtree counts it.
-pub fn keep_product_sections(
+/// Keeps the sections of the runs the main subtree `main` is in whose text beside it outweighs
+/// their dropped text, each block counted beyond `cost` as the main subtree counts it: the run of
+/// `<section>`s when `product` ([`section_run`]: a declared product's page), then the run of
+/// headed sections when `headed` ([`headed_run`]).
+pub fn keep_sections(
     blocks: &[BlockFacts<'_>],
     out: &mut [Reason],
     main: Main,
+    (product, headed): (bool, bool),
     links_are_text: bool,
     cost: i64,
 ) {
-    if let Some(container) = section_run(blocks, main) {
-        take_back_sections(blocks, out, main, container, links_are_text, cost);
-    }
-}
-
-/// Keeps the sections of the run of headed sections the main subtree `main` is one of (see
-/// [`headed_run`]) whose text beside it outweighs their dropped text, each block counted beyond
-/// `cost` as the main subtree counts it.
-pub fn keep_headed_sections(
-    blocks: &[BlockFacts<'_>],
-    out: &mut [Reason],
-    main: Main,
-    links_are_text: bool,
-    cost: i64,
-) {
-    if let Some(container) = headed_run(blocks, main) {
+    let sections = product.then(|| section_run(blocks, main)).flatten();
+    let headings = headed.then(|| headed_run(blocks, main)).flatten();
+    for container in sections.into_iter().chain(headings) {
         take_back_sections(blocks, out, main, container, links_are_text, cost);
     }
 }
@@ -178,13 +167,17 @@ mod tests {
              <div><h2>More like this</h2>",
             s = SENTENCES
         );
-        for n in 0..8 {
-            html.push_str(&format!(
-                "<p><a href=\"/app/{n}\">Another island trading game number {n}</a></p>"
-            ));
-        }
+        html.push_str(&linked_names("/app", "Another island trading game"));
         html.push_str("</div></div><footer>Contact</footer></body></html>");
         html
+    }
+
+    /// Eight paragraphs, each one link named `name` and its number, to `href`'s pages: a
+    /// section of other titles.
+    fn linked_names(href: &str, name: &str) -> String {
+        (0..8)
+            .map(|n| format!("<p><a href=\"{href}/{n}\">{name} number {n}</a></p>"))
+            .collect()
     }
 
     fn kept(html: &str, rules: Rules) -> Vec<String> {
@@ -249,11 +242,7 @@ mod tests {
              slowly.</p></section><section id=more><h2>Other tools</h2>",
             s = SENTENCES
         );
-        for n in 0..8 {
-            html.push_str(&format!(
-                "<p><a href=\"/tool/{n}\">Another opening tool number {n}</a></p>"
-            ));
-        }
+        html.push_str(&linked_names("/tool", "Another opening tool"));
         html.push_str("</section></div><footer>Contact</footer></body></html>");
         html
     }
