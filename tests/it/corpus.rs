@@ -97,11 +97,11 @@ const MEASURED_HYBRID_SETS: [(&str, f64); 10] = [
     ("dragnet", 0.886),
     ("cleaneval", 0.928),
     ("debdocs-python", 0.989),
-    ("debdocs-postgresql", 0.979),
+    ("debdocs-postgresql", 0.980),
     ("debdocs-rust-books", 0.986),
     ("debdocs-rust-std", 0.855),
-    ("debdocs-django", 0.988),
-    ("debdocs-glib", 0.979),
+    ("debdocs-django", 0.989),
+    ("debdocs-glib", 0.988),
     ("debdocs-octave", 0.978),
 ];
 

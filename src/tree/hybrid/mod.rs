@@ -24,7 +24,8 @@
 //!   main text (`<article>`), when it holds most of the marked text, bounds it (HTML's sectioning
 //!   semantics: an article is a self-contained composition; readability's and trafilatura's
 //!   preference for it);
-//! - [`within_text`]: repeated blocks inside the main text between kept blocks belong to it;
+//! - [`within_text`]: repeated blocks inside the main text between kept blocks belong to it,
+//!   and so do the linked names between them on a page that documents code;
 //! - [`title`]: the `<h1>` nearest before the main text is its title;
 //! - [`stubs`]: a page the tree would leave empty is judged by its structure alone;
 //! - [`units`]: the page's repeated units (posts, items, sections) judged as units: a main text
@@ -129,6 +130,10 @@ pub struct Rules {
     pub lead_in: bool,
     /// [`within_text`]: repeated blocks between kept text inside the main text are kept.
     pub within_text: bool,
+    /// [`within_text`]: at a trusted node, on a page whose main text holds a program listing,
+    /// the linked names between kept text inside it (a parameter's type, a return type) are
+    /// kept with the runs of repeated labels around them.
+    pub linked_names: bool,
     /// [`title`]: the `<h1>` before the main text is kept.
     pub title: bool,
     /// [`stubs`]: a page the tree would leave empty is judged by its structure.
@@ -204,6 +209,7 @@ impl Default for Rules {
             narrow: true,
             lead_in: true,
             within_text: true,
+            linked_names: true,
             title: true,
             stubs: true,
             units: true,
@@ -228,7 +234,7 @@ impl Default for Rules {
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 34] = [
+    pub const NAMES: [&'static str; 35] = [
         "template",
         "links",
         "index_pages",
@@ -245,6 +251,7 @@ impl Rules {
         "narrow",
         "lead_in",
         "within_text",
+        "linked_names",
         "title",
         "stubs",
         "units",
@@ -284,6 +291,7 @@ impl Rules {
             "narrow" => &mut self.narrow,
             "lead_in" => &mut self.lead_in,
             "within_text" => &mut self.within_text,
+            "linked_names" => &mut self.linked_names,
             "title" => &mut self.title,
             "stubs" => &mut self.stubs,
             "units" => &mut self.units,
@@ -551,7 +559,7 @@ fn classify_with(
         if linked_text {
             links::drop_linked_text_at_edges(blocks, out, Main::Page, params);
         }
-        finish(blocks, out, Main::Page, params);
+        finish(blocks, out, Main::Page, params, trusted);
         return Layout::Text;
     }
     let doubt = 1.0 - confidence(node.support, params.support_half);
@@ -591,7 +599,7 @@ fn classify_with(
     if params.rules.lone_links && trusted {
         links::keep_lone_links(blocks, out, main);
     }
-    finish(blocks, out, main, params);
+    finish(blocks, out, main, params, trusted);
     // The units judge what the tree cannot yet: at a trusted node the counts have removed the
     // repeated panels, labels and menus, and the main subtree spans the units on its own.
     let threads = if params.rules.marked_units && !trusted {
@@ -628,9 +636,17 @@ fn classify_with(
 }
 
 /// The rules that follow the main subtree: repeated runs inside the text, then its title.
-fn finish(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main, params: &Params) {
+fn finish(
+    blocks: &[BlockFacts<'_>],
+    out: &mut [Reason],
+    main: Main,
+    params: &Params,
+    trusted: bool,
+) {
     if params.rules.within_text {
-        within_text::keep_runs(blocks, out, main);
+        let names =
+            params.rules.linked_names && within_text::names_linked(blocks, out, main, trusted);
+        within_text::keep_runs(blocks, out, main, names);
     }
     if params.rules.title {
         title::keep_title(blocks, out);

@@ -3,6 +3,15 @@
 //! many pages, yet they sit between the paragraphs that they label); repeated blocks at the edge
 //! of the main text (a byline, a closing notice) stay dropped. Template blocks sit at the page's
 //! edges in a stable order; content that happens to recur sits between unique text.
+//!
+//! A reference links its names: a parameter described by its type ("a GConverterOutputStream"),
+//! a return type, a function in a summary table, each a link to the name's own page, between the
+//! text's recurring labels ("Parameters", "Returns"). At a node the tree trusts such a block is
+//! nothing but a link and dropped as navigation, and it breaks the run of labels around it. On a
+//! page whose main text holds a program listing (`<pre>`: the page documents code), the linked
+//! names inside a run are the text's own and kept with it (`linked_names`). A story's links
+//! between its paragraphs are promotions ("Related: ...", a newsletter's, a column's list) and
+//! the recurring blocks around them its frame; a story holds no program listing.
 
 use super::main_text::{within, Main};
 use crate::tree::{BlockFacts, Reason};
@@ -11,12 +20,14 @@ use crate::tree::{BlockFacts, Reason};
 /// figures inside `main` among them (blocks without letters inside the run do not break it; those
 /// with digits and few links, a table's numbers or a score, are the text's data, which the tree
 /// cannot count). Marked and hidden blocks do not break a run either (a picture's caption after a
-/// table), but repeated blocks next to them are a frame, not the text, and stay dropped. One
-/// pass: each block is visited once by the run that holds it or by the loop.
-pub fn keep_runs(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main) {
+/// table), but repeated blocks next to them are a frame, not the text, and stay dropped. With
+/// `linked_names` (see [`names_linked`]), the link-dense blocks inside `main` are of the run and
+/// kept with it. One pass: each block is visited once by the run that holds it or by the loop.
+pub fn keep_runs(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main, linked_names: bool) {
+    let of_run = |r: Reason| r == Reason::Repeated || (linked_names && r == Reason::LinkDense);
     let judged = |out: &[Reason], k: usize| match out[k] {
         Reason::NoLetters | Reason::Marked | Reason::Hidden => true,
-        Reason::Repeated => within(&blocks[k], main),
+        r if of_run(r) => within(&blocks[k], main),
         _ => false,
     };
     let mut i = 0;
@@ -32,7 +43,7 @@ pub fn keep_runs(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main) {
                     .iter()
                     .any(|r| matches!(r, Reason::Marked | Reason::Hidden));
                 for k in i..end {
-                    if (out[k] == Reason::Repeated && !framed) || is_figure(&blocks[k], main) {
+                    if (of_run(out[k]) && !framed) || is_figure(&blocks[k], main) {
                         out[k] = Reason::WithinText;
                     }
                 }
@@ -49,6 +60,20 @@ pub fn keep_runs(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main) {
     }
 }
 
+/// True when the page's linked names inside its main text are the text's own: at a node the tree
+/// `trusted` (where a link-dense block is nothing but a link, see
+/// [`super::links::is_navigation`]), on a page whose still-unique text inside `main` holds a
+/// program listing (a `<pre>`).
+pub fn names_linked(blocks: &[BlockFacts<'_>], out: &[Reason], main: Main, trusted: bool) -> bool {
+    trusted
+        && blocks.iter().zip(out).any(|(block, &reason)| {
+            reason == Reason::Unique
+                && block.path.contains("pre")
+                && block.path.split('/').any(|tag| tag == "pre")
+                && within(block, main)
+        })
+}
+
 /// True when `block` is a figure inside `main` that is not a link (a page number, a calendar's
 /// day).
 fn is_figure(block: &BlockFacts<'_>, main: Main) -> bool {
@@ -57,9 +82,9 @@ fn is_figure(block: &BlockFacts<'_>, main: Main) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{block, judge, run, run_with};
-    use super::super::Rules;
-    use crate::tree::{Label, Reason};
+    use super::super::fixtures::{block, first_page, judge, parse, run, run_with};
+    use super::super::{classify, Params, Rules};
+    use crate::tree::{Label, NodeFacts, Reason};
 
     #[test]
     fn repeated_blocks_between_kept_text_belong_to_it() {
@@ -94,6 +119,87 @@ mod tests {
         let mut outside = blocks.to_vec();
         outside[2] = block(&side, 40, 0, 9, 9);
         assert_eq!(run(&outside, 9)[2], Repeated);
+    }
+
+    /// The reasons of the page `html` at a node of twenty pages the tree trusts, where the
+    /// blocks whose text is one of `recurring` are on every page, the rest on this one.
+    fn at_trusted_node(html: &str, recurring: &[&str], rules: Rules) -> Vec<(String, Reason)> {
+        let blocks = parse(html);
+        let mut facts = first_page(&blocks);
+        for (fact, block) in facts.iter_mut().zip(&blocks) {
+            if recurring.contains(&block.text.as_str()) {
+                fact.count = Some(20);
+            }
+        }
+        let node = NodeFacts {
+            support: 20,
+            c_max: 1,
+            path_support: 20,
+        };
+        let params = Params {
+            rules,
+            ..Params::default()
+        };
+        let mut out = Vec::new();
+        classify(&facts, node, &params, None, &mut out);
+        blocks.iter().map(|b| b.text.clone()).zip(out).collect()
+    }
+
+    #[test]
+    fn a_references_linked_names_between_its_text_are_its_own() {
+        // A function's section of a reference: its parameter is described by its type's linked
+        // name, between the recurring labels "Parameters" and "Returns".
+        let reference = |listing: &str| {
+            format!(
+                r#"<html><body><div class="nav"><a href="/">Home</a> <a href="/up">Up</a></div>
+<div class="refentry"><h2>g_converter_output_stream_new ()</h2>{listing}
+<p>Creates a new converter output stream for the base stream, converting all that is
+written to it with the converter before it reaches the base stream.</p>
+<h4>Parameters</h4>
+<table><tr><td><p>base_stream</p></td>
+<td><p>a <a href="GConverterOutputStream.html">GConverterOutputStream</a></p></td></tr></table>
+<h4>Returns</h4>
+<p>a new output stream that converts what is written to it.</p></div>
+<div class="footer">Generated by the reference's tools</div></body></html>"#
+            )
+        };
+        let listing =
+            "<pre>GOutputStream *\ng_converter_output_stream_new (GOutputStream *base_stream,\n\
+            GConverter *converter);</pre>";
+        let recurring = [
+            "Home Up",
+            "Parameters",
+            "Returns",
+            "Generated by the reference's tools",
+        ];
+        let reason = |page: &[(String, Reason)], text: &str| {
+            page.iter()
+                .find(|(t, _)| t == text)
+                .map(|(_, r)| *r)
+                .unwrap_or_else(|| panic!("{text:?} in {page:?}"))
+        };
+        let name = "a GConverterOutputStream";
+        let page = at_trusted_node(&reference(listing), &recurring, Rules::default());
+        assert_eq!(reason(&page, name), Reason::WithinText);
+        assert_eq!(reason(&page, "Returns"), Reason::WithinText);
+        assert_eq!(reason(&page, "Home Up"), Reason::Repeated);
+        assert_eq!(
+            reason(&page, "Generated by the reference's tools"),
+            Reason::Repeated
+        );
+        // Switched off, the linked name is navigation and breaks the run of labels.
+        let off = Rules::default().without("linked_names").unwrap();
+        let page = at_trusted_node(&reference(listing), &recurring, off);
+        assert_eq!(reason(&page, name), Reason::LinkDense);
+        assert_eq!(reason(&page, "Returns"), Reason::Repeated);
+        // A text without a program listing (a story) keeps its links between paragraphs out.
+        let page = at_trusted_node(&reference(""), &recurring, Rules::default());
+        assert_eq!(reason(&page, name), Reason::LinkDense);
+        assert_eq!(reason(&page, "Returns"), Reason::Repeated);
+        // On a domain's first page the rule does not speak: the tree knows no label yet.
+        let (kept, _) = judge(&reference(listing), Rules::default());
+        let (kept_off, _) = judge(&reference(listing), off);
+        assert_eq!(kept, kept_off);
     }
 
     #[test]
