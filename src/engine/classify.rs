@@ -61,11 +61,18 @@ fn contains_words(outer: &str, inner: &str) -> bool {
 
 /// One reason per block, in block order, for a page of `html_bytes` bytes whose tokenizer facts
 /// are `stats`, with what its mutually linked pages say of it (`link-template`) and the kind it
-/// declares its main entity to be, and how the classifier found the main content laid out.
+/// declares its main entity to be, whether its URL files it as documentation, and how the
+/// classifier found the main content laid out.
 pub(super) fn classify(
     classifier: &dyn Classifier,
     blocks: &[Block],
-    (html_bytes, stats, linked, declared): (usize, PageStats, Option<&Linked>, Option<Kind>),
+    (html_bytes, stats, linked, declared, documentation_url): (
+        usize,
+        PageStats,
+        Option<&Linked>,
+        Option<Kind>,
+        bool,
+    ),
     evidence: &Evidence,
     title: Option<&str>,
 ) -> (Vec<Reason>, Layout) {
@@ -74,6 +81,7 @@ pub(super) fn classify(
         &Page {
             linked,
             declared,
+            documentation_url,
             ..Page::new(blocks, html_bytes, stats)
         },
         &facts(blocks, evidence, title),

@@ -366,6 +366,7 @@ impl PageContext<'_> {
                 page_stats,
                 linked.as_ref(),
                 kind::declared_main_kind(&meta.types),
+                kind::documentation_url(&key),
             ),
             &evidence,
             title,

@@ -151,7 +151,7 @@ fn stream(
         let (reasons, layout) = classify::classify(
             classifier.as_ref(),
             &blocks,
-            (page.html.len(), tokenizer.stats(), None, None),
+            (page.html.len(), tokenizer.stats(), None, None, false),
             &evidence,
             None,
         );

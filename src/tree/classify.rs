@@ -84,6 +84,10 @@ pub struct Page<'a> {
     /// [`declared_main_kind`](crate::tree::kind::declared_main_kind)): one product for sale, a
     /// thread, an article, ...; `None` when it declares none.
     pub declared: Option<Kind>,
+    /// Its URL files it as documentation ([`documentation_url`](crate::tree::kind::documentation_url)):
+    /// a segment of its path such as `docs` or `manual`, or a `docs.` host. The URL tree's own
+    /// evidence that the page documents something, whatever its text holds.
+    pub documentation_url: bool,
 }
 
 impl<'a> Page<'a> {
@@ -96,6 +100,7 @@ impl<'a> Page<'a> {
             stats,
             linked: None,
             declared: None,
+            documentation_url: false,
         }
     }
 }

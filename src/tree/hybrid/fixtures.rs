@@ -64,7 +64,7 @@ pub fn run_params(blocks: &[BlockFacts<'_>], support: u64, params: &Params) -> V
         c_max: 1,
         path_support: support,
     };
-    classify(blocks, node, params, None, &mut out);
+    classify(blocks, node, params, super::Claims::default(), &mut out);
     out
 }
 

@@ -25,7 +25,7 @@
 //!   semantics: an article is a self-contained composition; readability's and trafilatura's
 //!   preference for it);
 //! - [`within_text`]: repeated blocks inside the main text between kept blocks belong to it,
-//!   and so do the linked names between them on a page that documents code;
+//!   and so do the linked names between them on a page that documents something;
 //! - [`title`]: the `<h1>` nearest before the main text is its title;
 //! - [`stubs`]: a page the tree would leave empty is judged by its structure alone;
 //! - [`units`]: the page's repeated units (posts, items, sections) judged as units: a main text
@@ -130,9 +130,10 @@ pub struct Rules {
     pub lead_in: bool,
     /// [`within_text`]: repeated blocks between kept text inside the main text are kept.
     pub within_text: bool,
-    /// [`within_text`]: at a trusted node, on a page whose main text holds a program listing,
-    /// the linked names between kept text inside it (a parameter's type, a return type) are
-    /// kept with the runs of repeated labels around them.
+    /// [`within_text`]: at a trusted node, on a page that documents something (its main text
+    /// holds a program listing, or its URL files it as documentation), the linked names between
+    /// kept text inside it (a parameter's type, a return type) are kept with the runs of
+    /// repeated labels around them.
     pub linked_names: bool,
     /// [`title`]: the `<h1>` before the main text is kept.
     pub title: bool,
@@ -401,7 +402,7 @@ impl Classifier for Hybrid {
     }
 
     fn classify(&self, blocks: &[BlockFacts<'_>], node: NodeFacts, out: &mut Vec<Reason>) {
-        classify(blocks, node, &self.params, None, out);
+        classify(blocks, node, &self.params, Claims::default(), out);
     }
 
     fn classify_page(
@@ -420,10 +421,23 @@ impl Classifier for Hybrid {
             reviews.as_deref().unwrap_or(blocks),
             node,
             &self.params,
-            page.declared,
+            Claims {
+                declared: page.declared,
+                documentation: page.documentation_url,
+            },
             out,
         )
     }
+}
+
+/// What a page says of itself beside its blocks ([`Page`]): the kind it declares its main
+/// entity to be, and whether its URL files it as documentation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Claims {
+    /// The kind of its main entity: one product, a thread, ...; `None` when it declares none.
+    pub declared: Option<Kind>,
+    /// Its URL files it as documentation ([`Page::documentation_url`]).
+    pub documentation: bool,
 }
 
 /// How much the tree's counts are trusted at a node of `support` pages: 0 on a domain's first
@@ -437,16 +451,17 @@ pub fn confidence(support: u64, support_half: f64) -> f64 {
     }
 }
 
-/// Classifies the blocks of one page, which declares its main entity of the kind `declared`
-/// (one product, a thread, ...) if any; `out` receives one reason per block, in order. Returns
-/// how the main content it kept is laid out.
+/// Classifies the blocks of one page, which says of itself what `claims` holds (the kind of its
+/// main entity, one product, a thread, ..., if it declares one); `out` receives one reason per
+/// block, in order. Returns how the main content it kept is laid out.
 pub fn classify(
     blocks: &[BlockFacts<'_>],
     node: NodeFacts,
     params: &Params,
-    declared: Option<Kind>,
+    claims: Claims,
     out: &mut Vec<Reason>,
 ) -> Layout {
+    let declared = claims.declared;
     let product = declared == Some(Kind::Product);
     // The units rules run only where the tree does not trust its node yet (a page judged by
     // its structure alone is such a page): elsewhere the regions are not looked for.
@@ -460,10 +475,10 @@ pub fn classify(
     } else {
         Vec::new()
     };
-    let mut layout = classify_with(blocks, Some(node), params, declared, &regions, out);
+    let mut layout = classify_with(blocks, Some(node), params, claims, &regions, out);
     if params.rules.panels && !trusted {
         if let Some(shown) = units::show_panels(blocks, out, &regions) {
-            layout = classify_with(&shown, Some(node), params, declared, &regions, out);
+            layout = classify_with(&shown, Some(node), params, claims, &regions, out);
         }
     }
     if trusted
@@ -488,7 +503,7 @@ pub fn classify(
         if units && trusted {
             regions = kind::regions(blocks);
         }
-        layout = classify_with(blocks, None, params, declared, &regions, out);
+        layout = classify_with(blocks, None, params, claims, &regions, out);
         judged_trusted = false;
     }
     if params.rules.linked_headings {
@@ -518,10 +533,11 @@ fn classify_with(
     blocks: &[BlockFacts<'_>],
     node: Option<NodeFacts>,
     params: &Params,
-    declared: Option<Kind>,
+    claims: Claims,
     regions: &[Region],
     out: &mut Vec<Reason>,
 ) -> Layout {
+    let declared = claims.declared;
     let product = declared == Some(Kind::Product);
     out.clear();
     let unwrapped = if params.rules.markup {
@@ -559,7 +575,13 @@ fn classify_with(
         if linked_text {
             links::drop_linked_text_at_edges(blocks, out, Main::Page, params);
         }
-        finish(blocks, out, Main::Page, params, trusted);
+        finish(
+            blocks,
+            out,
+            Main::Page,
+            params,
+            (trusted, claims.documentation),
+        );
         return Layout::Text;
     }
     let doubt = 1.0 - confidence(node.support, params.support_half);
@@ -599,7 +621,7 @@ fn classify_with(
     if params.rules.lone_links && trusted {
         links::keep_lone_links(blocks, out, main);
     }
-    finish(blocks, out, main, params, trusted);
+    finish(blocks, out, main, params, (trusted, claims.documentation));
     // The units judge what the tree cannot yet: at a trusted node the counts have removed the
     // repeated panels, labels and menus, and the main subtree spans the units on its own.
     let threads = if params.rules.marked_units && !trusted {
@@ -641,11 +663,11 @@ fn finish(
     out: &mut [Reason],
     main: Main,
     params: &Params,
-    trusted: bool,
+    (trusted, documentation): (bool, bool),
 ) {
     if params.rules.within_text {
-        let names =
-            params.rules.linked_names && within_text::names_linked(blocks, out, main, trusted);
+        let names = params.rules.linked_names
+            && within_text::names_linked(blocks, out, main, trusted, documentation);
         within_text::keep_runs(blocks, out, main, names);
     }
     if params.rules.title {

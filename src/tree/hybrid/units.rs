@@ -889,8 +889,11 @@ mod tests {
         };
         let f1 = |product: bool| {
             let mut out = Vec::new();
-            let declared = product.then_some(crate::tree::kind::Kind::Product);
-            super::super::classify(&facts, node, &Params::default(), declared, &mut out);
+            let claims = super::super::Claims {
+                declared: product.then_some(crate::tree::kind::Kind::Product),
+                documentation: false,
+            };
+            super::super::classify(&facts, node, &Params::default(), claims, &mut out);
             let kept: Vec<&str> = blocks
                 .iter()
                 .zip(&out)

@@ -8,10 +8,12 @@
 //! a return type, a function in a summary table, each a link to the name's own page, between the
 //! text's recurring labels ("Parameters", "Returns"). At a node the tree trusts such a block is
 //! nothing but a link and dropped as navigation, and it breaks the run of labels around it. On a
-//! page whose main text holds a program listing (`<pre>`: the page documents code), the linked
-//! names inside a run are the text's own and kept with it (`linked_names`). A story's links
-//! between its paragraphs are promotions ("Related: ...", a newsletter's, a column's list) and
-//! the recurring blocks around them its frame; a story holds no program listing.
+//! page that documents something, one whose main text holds a program listing (`<pre>`) or
+//! whose URL files it as documentation (`/docs/`, `/manual/`, a `docs.` host), the linked names
+//! inside a run are the text's own and kept with it (`linked_names`). A story's links between
+//! its paragraphs are promotions ("Related: ...", a newsletter's, a column's list) and the
+//! recurring blocks around them its frame; a story holds no program listing and is not filed
+//! under the site's documentation.
 
 use super::main_text::{within, Main};
 use crate::tree::{BlockFacts, Reason};
@@ -62,16 +64,24 @@ pub fn keep_runs(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main, link
 
 /// True when the page's linked names inside its main text are the text's own: at a node the tree
 /// `trusted` (where a link-dense block is nothing but a link, see
-/// [`super::links::is_navigation`]), on a page whose still-unique text inside `main` holds a
-/// program listing (a `<pre>`).
-pub fn names_linked(blocks: &[BlockFacts<'_>], out: &[Reason], main: Main, trusted: bool) -> bool {
+/// [`super::links::is_navigation`]), on a page that documents something: its URL files it as
+/// documentation (`documentation`), or its still-unique text inside `main` holds a program
+/// listing (a `<pre>`).
+pub fn names_linked(
+    blocks: &[BlockFacts<'_>],
+    out: &[Reason],
+    main: Main,
+    trusted: bool,
+    documentation: bool,
+) -> bool {
     trusted
-        && blocks.iter().zip(out).any(|(block, &reason)| {
-            reason == Reason::Unique
-                && block.path.contains("pre")
-                && block.path.split('/').any(|tag| tag == "pre")
-                && within(block, main)
-        })
+        && (documentation
+            || blocks.iter().zip(out).any(|(block, &reason)| {
+                reason == Reason::Unique
+                    && block.path.contains("pre")
+                    && block.path.split('/').any(|tag| tag == "pre")
+                    && within(block, main)
+            }))
 }
 
 /// True when `block` is a figure inside `main` that is not a link (a page number, a calendar's
@@ -83,7 +93,7 @@ fn is_figure(block: &BlockFacts<'_>, main: Main) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::fixtures::{block, first_page, judge, parse, run, run_with};
-    use super::super::{classify, Params, Rules};
+    use super::super::{classify, Claims, Params, Rules};
     use crate::tree::{Label, NodeFacts, Reason};
 
     #[test]
@@ -121,9 +131,15 @@ mod tests {
         assert_eq!(run(&outside, 9)[2], Repeated);
     }
 
-    /// The reasons of the page `html` at a node of twenty pages the tree trusts, where the
-    /// blocks whose text is one of `recurring` are on every page, the rest on this one.
-    fn at_trusted_node(html: &str, recurring: &[&str], rules: Rules) -> Vec<(String, Reason)> {
+    /// The reasons of the page `html`, which says `claims` of itself, at a node of twenty pages
+    /// the tree trusts, where the blocks whose text is one of `recurring` are on every page, the
+    /// rest on this one.
+    fn at_trusted_node(
+        html: &str,
+        claims: Claims,
+        recurring: &[&str],
+        rules: Rules,
+    ) -> Vec<(String, Reason)> {
         let blocks = parse(html);
         let mut facts = first_page(&blocks);
         for (fact, block) in facts.iter_mut().zip(&blocks) {
@@ -141,7 +157,7 @@ mod tests {
             ..Params::default()
         };
         let mut out = Vec::new();
-        classify(&facts, node, &params, None, &mut out);
+        classify(&facts, node, &params, claims, &mut out);
         blocks.iter().map(|b| b.text.clone()).zip(out).collect()
     }
 
@@ -179,7 +195,14 @@ written to it with the converter before it reaches the base stream.</p>
                 .unwrap_or_else(|| panic!("{text:?} in {page:?}"))
         };
         let name = "a GConverterOutputStream";
-        let page = at_trusted_node(&reference(listing), &recurring, Rules::default());
+        let (none, filed) = (
+            Claims::default(),
+            Claims {
+                documentation: true,
+                ..Claims::default()
+            },
+        );
+        let page = at_trusted_node(&reference(listing), none, &recurring, Rules::default());
         assert_eq!(reason(&page, name), Reason::WithinText);
         assert_eq!(reason(&page, "Returns"), Reason::WithinText);
         assert_eq!(reason(&page, "Home Up"), Reason::Repeated);
@@ -189,13 +212,17 @@ written to it with the converter before it reaches the base stream.</p>
         );
         // Switched off, the linked name is navigation and breaks the run of labels.
         let off = Rules::default().without("linked_names").unwrap();
-        let page = at_trusted_node(&reference(listing), &recurring, off);
+        let page = at_trusted_node(&reference(listing), none, &recurring, off);
         assert_eq!(reason(&page, name), Reason::LinkDense);
         assert_eq!(reason(&page, "Returns"), Reason::Repeated);
-        // A text without a program listing (a story) keeps its links between paragraphs out.
-        let page = at_trusted_node(&reference(""), &recurring, Rules::default());
+        // A text without a program listing (a story) keeps its links between paragraphs out,
+        // unless its URL files it as documentation (a manual's page of prose).
+        let page = at_trusted_node(&reference(""), none, &recurring, Rules::default());
         assert_eq!(reason(&page, name), Reason::LinkDense);
         assert_eq!(reason(&page, "Returns"), Reason::Repeated);
+        let page = at_trusted_node(&reference(""), filed, &recurring, Rules::default());
+        assert_eq!(reason(&page, name), Reason::WithinText);
+        assert_eq!(reason(&page, "Returns"), Reason::WithinText);
         // On a domain's first page the rule does not speak: the tree knows no label yet.
         let (kept, _) = judge(&reference(listing), Rules::default());
         let (kept_off, _) = judge(&reference(listing), off);
