@@ -666,8 +666,10 @@ fn finish(
     (trusted, documentation): (bool, bool),
 ) {
     if params.rules.within_text {
-        let names = params.rules.linked_names
-            && within_text::names_linked(blocks, out, main, trusted, documentation);
+        let names = |out: &[Reason]| {
+            params.rules.linked_names
+                && within_text::names_linked(blocks, out, main, trusted, documentation)
+        };
         within_text::keep_runs(blocks, out, main, names);
     }
     if params.rules.title {

@@ -22,14 +22,24 @@ use crate::tree::{BlockFacts, Reason};
 /// figures inside `main` among them (blocks without letters inside the run do not break it; those
 /// with digits and few links, a table's numbers or a score, are the text's data, which the tree
 /// cannot count). Marked and hidden blocks do not break a run either (a picture's caption after a
-/// table), but repeated blocks next to them are a frame, not the text, and stay dropped. With
-/// `linked_names` (see [`names_linked`]), the link-dense blocks inside `main` are of the run and
-/// kept with it. One pass: each block is visited once by the run that holds it or by the loop.
-pub fn keep_runs(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main, linked_names: bool) {
-    let of_run = |r: Reason| r == Reason::Repeated || (linked_names && r == Reason::LinkDense);
-    let judged = |out: &[Reason], k: usize| match out[k] {
+/// table), but repeated blocks next to them are a frame, not the text, and stay dropped. When
+/// `linked_names` says so of the page (see [`names_linked`]), the link-dense blocks inside `main`
+/// are of the run and kept with it; it is asked once, when a run first meets one, and reads only
+/// the unique blocks, which no run changes. One pass: each block is visited once by the run that
+/// holds it or by the loop.
+pub fn keep_runs(
+    blocks: &[BlockFacts<'_>],
+    out: &mut [Reason],
+    main: Main,
+    linked_names: impl Fn(&[Reason]) -> bool,
+) {
+    let mut names = None;
+    let mut judged = |out: &[Reason], k: usize| match out[k] {
         Reason::NoLetters | Reason::Marked | Reason::Hidden => true,
-        r if of_run(r) => within(&blocks[k], main),
+        Reason::Repeated => within(&blocks[k], main),
+        Reason::LinkDense => {
+            within(&blocks[k], main) && *names.get_or_insert_with(|| linked_names(out))
+        }
         _ => false,
     };
     let mut i = 0;
@@ -44,6 +54,8 @@ pub fn keep_runs(blocks: &[BlockFacts<'_>], out: &mut [Reason], main: Main, link
                 let framed = out[i..end]
                     .iter()
                     .any(|r| matches!(r, Reason::Marked | Reason::Hidden));
+                // A link-dense block is in the run only where the page's linked names are.
+                let of_run = |r: Reason| matches!(r, Reason::Repeated | Reason::LinkDense);
                 for k in i..end {
                     if (of_run(out[k]) && !framed) || is_figure(&blocks[k], main) {
                         out[k] = Reason::WithinText;
