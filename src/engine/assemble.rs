@@ -23,6 +23,9 @@ pub(super) struct Classified<'p> {
     pub layout: Layout,
     pub heuristic: Heuristic,
     pub meta: PageMeta,
+    /// The page's URL files it as documentation ([`kind::documentation_url`]), as the classifier
+    /// was told.
+    pub documentation_url: bool,
 }
 
 /// How many blocks the record kept and dropped.
@@ -52,6 +55,7 @@ pub(super) fn record(
         layout,
         heuristic,
         meta,
+        documentation_url,
     } = classified;
     let (text_marks, markdown_marks) = marks(output, page.effective_url(), &meta);
     let canonical_url = meta
@@ -89,8 +93,8 @@ pub(super) fn record(
         }
     }
     let choice = evidence.choice;
-    // Read before the key's fields move into the record; only a judged page has a kind.
-    let documentation_url = layout != Layout::Unknown && kind::documentation_url(&key);
+    // Only a judged page has a kind.
+    let documentation_url = layout != Layout::Unknown && documentation_url;
     let record = CleanRecord {
         url: page.url,
         response_url: page.response_url,

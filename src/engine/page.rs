@@ -358,6 +358,7 @@ impl PageContext<'_> {
             self.template_clusters.decide_support,
         )?;
         let title = page.title.as_deref().or(meta.title.as_deref());
+        let documentation_url = kind::documentation_url(&key);
         let (reasons, layout) = classify::classify(
             self.classifier,
             &blocks,
@@ -366,7 +367,7 @@ impl PageContext<'_> {
                 page_stats,
                 linked.as_ref(),
                 kind::declared_main_kind(&meta.types),
-                kind::documentation_url(&key),
+                documentation_url,
             ),
             &evidence,
             title,
@@ -383,6 +384,7 @@ impl PageContext<'_> {
                 layout,
                 heuristic: self.classifier.heuristic(),
                 meta,
+                documentation_url,
             },
             &input.source,
             input.timestamp_ms,

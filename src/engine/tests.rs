@@ -148,10 +148,17 @@ fn stream(
         assert!(admit::is_duplicate(&held, &learned.fp));
         let evidence =
             lookup::look_up(&mut txn, classifier.as_ref(), &branch, &blocks, &learned, 0).unwrap();
+        let documentation_url = crate::tree::kind::documentation_url(&key);
         let (reasons, layout) = classify::classify(
             classifier.as_ref(),
             &blocks,
-            (page.html.len(), tokenizer.stats(), None, None, false),
+            (
+                page.html.len(),
+                tokenizer.stats(),
+                None,
+                None,
+                documentation_url,
+            ),
             &evidence,
             None,
         );
@@ -166,6 +173,7 @@ fn stream(
                 layout,
                 heuristic,
                 meta: tokenizer.take_meta(),
+                documentation_url,
             },
             &Source::line("test", n as u64),
             None,
