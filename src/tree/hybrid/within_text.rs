@@ -89,10 +89,7 @@ pub fn names_linked(
     trusted
         && (documentation
             || blocks.iter().zip(out).any(|(block, &reason)| {
-                reason == Reason::Unique
-                    && block.path.contains("pre")
-                    && block.path.split('/').any(|tag| tag == "pre")
-                    && within(block, main)
+                reason == Reason::Unique && block.in_element("pre") && within(block, main)
             }))
 }
 
