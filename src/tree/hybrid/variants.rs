@@ -108,12 +108,15 @@ mod tests {
 
     #[test]
     fn real_pages_show_their_text_once() {
-        // Ghost Wares' mug (Squarespace's `hidden-up-md` and `hidden-down-md`) and AS Colour's
-        // tee.
+        // Ghost Wares' mug (Squarespace's `hidden-up-md` and `hidden-down-md`), AS Colour's
+        // tee, a builder's guide laid out three times in Framer's `ssr-variant`s, and Ridge's
+        // wallet, whose banner has a `desktop`, a `tablet` and a `mobile` copy.
         assert_rule_pays_on(
             &[
                 "https://www.ghostwares.com.au/shop/p/white-speckle-mug",
                 "https://ascolour.com/staple-tee-5001/",
+                "https://www.loona-construction.com/blog/how-much-does-a-home-remodel-cost-in-california",
+                "https://ridge.com/products/aluminum-black",
             ],
             "layout_copies",
         );
