@@ -91,6 +91,11 @@ pub struct Args {
     /// outcomes that run committed but had not written are dropped, its pages stay learned.
     #[arg(long)]
     no_resume: bool,
+    /// Replace the output even when it holds, whole, what the last run on this state wrote there
+    /// (by default such a run is refused: the pages that run emitted are not emitted again, so
+    /// their records would be lost).
+    #[arg(long)]
+    overwrite: bool,
 }
 
 /// Refuses outputs that would overwrite the input or each other before anything is read. Files
@@ -435,6 +440,38 @@ fn to_resume(
     Ok(Some(mark.clone()))
 }
 
+/// Refuses a new run whose output is the file the last run on this state wrote, when that run
+/// finished and the file still holds what it wrote: the pages it emitted are known to the state
+/// now and are not emitted again (same URL key, same content), so writing the file anew would
+/// replace their records with none of them. `overwrite` (`--overwrite`) replaces it all the
+/// same; another `-o`, or a file changed since, is written as usual.
+fn check_replace(
+    shards: &Sharded,
+    output_name: &str,
+    output: &Path,
+    state: &Path,
+    overwrite: bool,
+) -> anyhow::Result<()> {
+    if overwrite || output == Path::new("-") {
+        return Ok(());
+    }
+    let Some(last) = shards.recovered().newest().filter(|m| m.complete) else {
+        return Ok(());
+    };
+    let len = std::fs::metadata(output)
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.len());
+    if last.output != output_name || len.is_none_or(|len| len == 0 || len != last.output_bytes) {
+        return Ok(());
+    }
+    bail!(
+        "{} holds the records the last run on the state at {} wrote there: the pages they come from are known to the state now and are not emitted again, so this run would replace them; give another -o, or --overwrite to replace the file anyway",
+        output.display(),
+        state.display()
+    );
+}
+
 fn default_errors_name(output: &str) -> String {
     mark_name(&default_errors_path(Path::new(output)))
 }
@@ -548,6 +585,13 @@ pub fn run(args: Args, mut config: Config) -> anyhow::Result<ExitCode> {
             (output, errors, mark.clone())
         }
         None => {
+            check_replace(
+                &shards,
+                &output_name,
+                &args.output,
+                &config.state.path,
+                args.overwrite,
+            )?;
             let run = shards.recovered().newest().map_or(1, |m| m.run + 1);
             let mark = Mark {
                 run,

@@ -136,7 +136,24 @@ fn a_second_run_keeps_learning_from_the_first() {
     let (first, _) = run(&sample(), &dir.path().join("a.jsonl"));
     assert_eq!(first.len(), 200);
     assert_eq!(first[0]["model"]["cold_start"], true);
-    // Same input again: every page is now a duplicate, and the run says why its output is empty.
+    // Same input to the same output: every page is now a duplicate, so the run would replace
+    // the first run's records with none; it is refused and the file stays whole.
+    let refused = bin()
+        .args(["extract", sample().to_str().unwrap(), "-o"])
+        .arg(dir.path().join("a.jsonl"))
+        .arg("--state")
+        .arg(&state)
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let message = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        message.contains("--overwrite to replace the file"),
+        "{message}"
+    );
+    assert_eq!(read_jsonl(&dir.path().join("a.jsonl")), first);
+    // Same input to another output: every page is a duplicate, and the run says why its output
+    // is empty.
     let (again, stderr) = run(&sample(), &dir.path().join("b.jsonl"));
     assert!(again.is_empty());
     assert!(stderr.contains("200 duplicates"), "{stderr}");

@@ -151,8 +151,26 @@ fn trial(
             "{name}: the record of input line {line}"
         );
     }
-    // A run after a complete one is a new run: it does not resume, and the output is rewritten.
+    // A run after a complete one is a new run: it does not resume. Its pages are duplicates to
+    // the state now, so it would replace the complete output with nothing: refused, the file
+    // left whole, unless asked for with --overwrite.
+    let before = std::fs::read(&out).unwrap();
     let again = extract(input, &out, &state, jobs, None);
+    refused_with(&again, "holds the records the last run on the state at");
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        before,
+        "{name}: the output was touched"
+    );
+    let again = bin()
+        .args(["extract", "-q", "--overwrite", "--jobs", jobs])
+        .arg(input)
+        .arg("-o")
+        .arg(&out)
+        .arg("--state")
+        .arg(&state)
+        .output()
+        .unwrap();
     assert!(again.status.success(), "{name}: {}", stderr(&again));
     assert!(
         !stderr(&again).contains("resuming"),
@@ -260,7 +278,13 @@ fn a_resumed_run_refuses_another_input_or_output_unless_told() {
     assert_eq!(records(&out), records(&reference_out));
 
     // --no-resume starts a new run over a state that holds an interrupted one.
-    let killed = extract(&input, &out, &state, "1", Some("write:20"));
+    let killed = extract(
+        &input,
+        &dir.path().join("again.jsonl"),
+        &state,
+        "1",
+        Some("write:20"),
+    );
     assert_eq!(killed.status.code(), None, "{}", stderr(&killed));
     let fresh = bin()
         .args(["extract", "-q", "--no-resume"])
