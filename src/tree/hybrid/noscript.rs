@@ -13,7 +13,7 @@ use super::markup::MIN_MARKED_MAIN;
 use crate::tree::{BlockFacts, Reason};
 
 /// The ordinal of the outermost `<noscript>` around `block`, if any.
-fn noscript(block: &BlockFacts<'_>) -> Option<u32> {
+pub(super) fn noscript(block: &BlockFacts<'_>) -> Option<u32> {
     if !block.path.contains("noscript") {
         return None;
     }
