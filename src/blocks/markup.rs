@@ -458,25 +458,18 @@ fn lowercase_in<'b>(name: &[u8], min: usize, buf: &'b mut [u8]) -> Option<&'b [u
     Some(lower)
 }
 
-/// True when a class name says which screen its element's layout is for, without saying how
-/// it is shown there: its first or last word names a device (`desktop`, `tablet`, `mobile`,
-/// `phone`: a shop's `desktop`, `tablet` and `mobile` copies of one banner, a tab strip's
-/// `filter-tabs-container__desktop` beside its accordion for phones, a `mobile-menu`), or it is
-/// Framer's `ssr-variant`, the server-rendered copy of a page's layout at one breakpoint of
-/// several. The style sheet shows one of the copies at each width. Only the two ends of a name
-/// are read, as [`responsive_class`] reads them, so that a name is not read whole.
-fn layout_for_a_screen(name: &[u8]) -> bool {
+/// True when a class name, whose first and last words are `first` and `last`, says which screen
+/// its element's layout is for, without saying how it is shown there: one of those words names
+/// a device (`desktop`, `tablet`, `mobile`, `phone`: a shop's `desktop`, `tablet` and `mobile`
+/// copies of one banner, a tab strip's `filter-tabs-container__desktop` beside its accordion for
+/// phones, a `mobile-menu`), or it is Framer's `ssr-variant`, the server-rendered copy of a
+/// page's layout at one breakpoint of several. The style sheet shows one of the copies at each
+/// width. Only the two ends of a name are read, as [`responsive_class`] reads them, so that a
+/// name is not read whole.
+fn layout_for_a_screen(name: &[u8], first: &[u8], last: &[u8]) -> bool {
     const DEVICES: [&[u8]; 4] = [b"desktop", b"tablet", b"mobile", b"phone"];
-    if name.len() < 5 {
-        return false;
-    }
-    let separator = |b: &u8| matches!(b, b'-' | b'_' | b':');
-    let device = |word: Option<&[u8]>| {
-        word.is_some_and(|w| DEVICES.iter().any(|d| w.eq_ignore_ascii_case(d)))
-    };
-    name == b"ssr-variant"
-        || device(name.split(separator).next())
-        || device(name.rsplit(separator).next())
+    let device = |word: &[u8]| DEVICES.iter().any(|d| word.eq_ignore_ascii_case(d));
+    name.len() >= 5 && (name == b"ssr-variant" || device(first) || device(last))
 }
 
 /// Longest class name read as a responsive display utility.
@@ -492,9 +485,6 @@ const MAX_RESPONSIVE_CLASS: usize = 24;
 /// (`flex-md-row`) shows and hides nothing; Foundation's `show-for-sr` names no width. A name
 /// that says which screen its layout is for ([`layout_for_a_screen`]) is read so too.
 fn responsive_class(name: &[u8]) -> bool {
-    if layout_for_a_screen(name) {
-        return true;
-    }
     // Every spelling leads with what is shown (`hidden-xs`, `d-md-none`, `is-hidden-mobile`),
     // ends with it (`small-hide`, `mobile-only`) or is Tailwind's (`md:hidden`): a name that
     // does none of these is passed over before it is read whole, as nearly every name is.
@@ -507,6 +497,9 @@ fn responsive_class(name: &[u8]) -> bool {
     else {
         return false;
     };
+    if layout_for_a_screen(name, first, last) {
+        return true;
+    }
     let one_of = |set: &[&[u8]], word: &[u8]| set.iter().any(|w| word.eq_ignore_ascii_case(w));
     if first.len() == name.len()
         || !(one_of(&LEADS, first) || one_of(&ENDS, last) || name.contains(&b':'))
