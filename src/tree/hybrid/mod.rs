@@ -174,6 +174,10 @@ pub struct Rules {
     /// [`controls`]: a `<button>`'s label ("Add to cart", "Select a size") is dropped, but for a
     /// heading's button and a button wrapping headings, paragraphs or list items.
     pub control_labels: bool,
+    /// [`controls`]: the text inside the page's `<form>`s (a search box, a sign-up, a
+    /// product's options and quantity) is dropped when the forms hold less than a third of
+    /// what the page keeps.
+    pub forms: bool,
     /// [`headings`]: a link-dense heading is kept with the kept text it heads.
     pub linked_headings: bool,
     /// [`variants`]: an element shown at some screen widths only whose kept text the page
@@ -224,6 +228,7 @@ impl Default for Rules {
             cards: true,
             quoted_copies: true,
             control_labels: true,
+            forms: true,
             linked_headings: true,
             layout_copies: true,
             headed_sections: true,
@@ -235,7 +240,7 @@ impl Default for Rules {
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 35] = [
+    pub const NAMES: [&'static str; 36] = [
         "template",
         "links",
         "index_pages",
@@ -266,6 +271,7 @@ impl Rules {
         "cards",
         "quoted_copies",
         "control_labels",
+        "forms",
         "linked_headings",
         "layout_copies",
         "headed_sections",
@@ -306,6 +312,7 @@ impl Rules {
             "cards" => &mut self.cards,
             "quoted_copies" => &mut self.quoted_copies,
             "control_labels" => &mut self.control_labels,
+            "forms" => &mut self.forms,
             "linked_headings" => &mut self.linked_headings,
             "layout_copies" => &mut self.layout_copies,
             "headed_sections" => &mut self.headed_sections,
@@ -517,6 +524,9 @@ pub fn classify(
     }
     if params.rules.control_labels {
         controls::drop_labels(blocks, out);
+    }
+    if params.rules.forms {
+        controls::drop_forms(blocks, out);
     }
     if params.rules.noscript_notices {
         noscript::drop_notices(blocks, out);
