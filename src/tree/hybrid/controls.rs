@@ -34,12 +34,12 @@ fn is_label(block: &BlockFacts<'_>) -> bool {
             .any(|tag| is_heading(tag) || tag == "p" || tag == "li")
 }
 
-/// The page's forms hold less than `1 / FORM_SHARE` of the characters it keeps for their text
-/// to be dropped: at a third or more, the forms are where the page's text lies.
+/// The part of a page's kept characters, `1 / FORM_SHARE`, from which its forms are where its
+/// text lies rather than boxes of controls beside it: a third.
 pub const FORM_SHARE: u64 = 3;
 
 /// Drops the kept blocks inside a `<form>` when the page's forms together hold less than
-/// [`FORM_SHARE`]'s part of the characters it keeps. Runs on the page's final verdicts, as
+/// `1 /` [`FORM_SHARE`] of the characters it keeps. Runs on the page's final verdicts, as
 /// [`drop_labels`] does.
 pub fn drop_forms(blocks: &[BlockFacts<'_>], out: &mut [Reason]) {
     let (mut kept, mut in_forms) = (0u64, 0u64);
