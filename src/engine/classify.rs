@@ -61,16 +61,17 @@ fn contains_words(outer: &str, inner: &str) -> bool {
 
 /// One reason per block, in block order, for a page of `html_bytes` bytes whose tokenizer facts
 /// are `stats`, with what its mutually linked pages say of it (`link-template`) and the kind it
-/// declares its main entity to be, whether its URL files it as documentation, and how the
-/// classifier found the main content laid out.
+/// declares its main entity to be, whether its URL files it as documentation and whether it
+/// declares a thread, and how the classifier found the main content laid out.
 pub(super) fn classify(
     classifier: &dyn Classifier,
     blocks: &[Block],
-    (html_bytes, stats, linked, declared, documentation_url): (
+    (html_bytes, stats, linked, declared, documentation_url, thread): (
         usize,
         PageStats,
         Option<&Linked>,
         Option<Kind>,
+        bool,
         bool,
     ),
     evidence: &Evidence,
@@ -82,6 +83,7 @@ pub(super) fn classify(
             linked,
             declared,
             documentation_url,
+            thread,
             ..Page::new(blocks, html_bytes, stats)
         },
         &facts(blocks, evidence, title),

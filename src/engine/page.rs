@@ -368,6 +368,7 @@ impl PageContext<'_> {
                 linked.as_ref(),
                 kind::declared_main_kind(&meta.types),
                 documentation_url,
+                kind::declares_thread(&meta.types, &meta.item_types),
             ),
             &evidence,
             title,

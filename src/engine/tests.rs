@@ -158,6 +158,7 @@ fn stream(
                 None,
                 None,
                 documentation_url,
+                false,
             ),
             &evidence,
             None,

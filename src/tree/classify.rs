@@ -88,6 +88,11 @@ pub struct Page<'a> {
     /// a segment of its path such as `docs` or `manual`, or a `docs.` host. The URL tree's own
     /// evidence that the page documents something, whatever its text holds.
     pub documentation_url: bool,
+    /// A type it declares, in JSON-LD, `og:type` or a microdata item, names a thread
+    /// ([`declares_thread`](crate::tree::kind::declares_thread)): a question and its answers, a
+    /// forum topic. Read beside `declared`, which names the main entity's kind from the page's
+    /// first declared type alone.
+    pub thread: bool,
 }
 
 impl<'a> Page<'a> {
@@ -101,6 +106,7 @@ impl<'a> Page<'a> {
             linked: None,
             declared: None,
             documentation_url: false,
+            thread: false,
         }
     }
 }

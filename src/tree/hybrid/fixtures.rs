@@ -130,6 +130,7 @@ pub fn judge_page_with(html: &str, hybrid: super::Hybrid) -> Vec<String> {
     let meta = tokenizer.take_meta();
     let page = crate::tree::Page {
         declared: crate::tree::kind::declared_main_kind(&meta.types),
+        thread: crate::tree::kind::declares_thread(&meta.types, &meta.item_types),
         ..crate::tree::Page::new(&blocks, html.len(), tokenizer.stats())
     };
     let node = NodeFacts {

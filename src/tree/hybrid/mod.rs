@@ -43,7 +43,9 @@
 //!   shown to a reader once;
 //! - [`controls`]: a button's label names what a click does, not what the page says;
 //! - [`noscript`]: a `<noscript>` of a sentence or two is a notice to a client without scripts
-//!   ("enable JavaScript"), which no reader's browser shows.
+//!   ("enable JavaScript"), which no reader's browser shows;
+//! - [`opening`]: a thread's opening post set apart from the run of its replies (a question
+//!   above its answers) is the text the replies answer.
 //!
 //! On a domain's first page the tree knows nothing and the page's structure decides; as the
 //! node's support grows, repetition and then template paths remove what the page alone cannot
@@ -57,6 +59,7 @@ pub mod links;
 pub mod main_text;
 pub mod markup;
 pub mod noscript;
+pub mod opening;
 pub mod prefs;
 pub mod quotes;
 pub mod repetition;
@@ -180,6 +183,10 @@ pub struct Rules {
     pub forms: bool,
     /// [`headings`]: a link-dense heading is kept with the kept text it heads.
     pub linked_headings: bool,
+    /// [`opening`]: on a thread, the text between the page's title and its first kept block
+    /// that only its place outside the main subtree dropped is the opening post, when it holds
+    /// a paragraph.
+    pub opening_post: bool,
     /// [`variants`]: an element shown at some screen widths only whose kept text the page
     /// keeps all earlier (a part laid out for small and for large screens) is dropped.
     pub layout_copies: bool,
@@ -230,6 +237,7 @@ impl Default for Rules {
             control_labels: true,
             forms: true,
             linked_headings: true,
+            opening_post: true,
             layout_copies: true,
             headed_sections: true,
             product_sections: true,
@@ -240,7 +248,7 @@ impl Default for Rules {
 
 impl Rules {
     /// The rules by their config names, for ablation runs and tables.
-    pub const NAMES: [&'static str; 36] = [
+    pub const NAMES: [&'static str; 37] = [
         "template",
         "links",
         "index_pages",
@@ -273,6 +281,7 @@ impl Rules {
         "control_labels",
         "forms",
         "linked_headings",
+        "opening_post",
         "layout_copies",
         "headed_sections",
         "product_sections",
@@ -314,6 +323,7 @@ impl Rules {
             "control_labels" => &mut self.control_labels,
             "forms" => &mut self.forms,
             "linked_headings" => &mut self.linked_headings,
+            "opening_post" => &mut self.opening_post,
             "layout_copies" => &mut self.layout_copies,
             "headed_sections" => &mut self.headed_sections,
             "product_sections" => &mut self.product_sections,
@@ -431,6 +441,7 @@ impl Classifier for Hybrid {
             Claims {
                 declared: page.declared,
                 documentation: page.documentation_url,
+                thread: page.thread,
             },
             out,
         )
@@ -445,6 +456,8 @@ pub struct Claims {
     pub declared: Option<Kind>,
     /// Its URL files it as documentation ([`Page::documentation_url`]).
     pub documentation: bool,
+    /// It declares a thread, in any of its types or microdata items ([`Page::thread`]).
+    pub thread: bool,
 }
 
 /// How much the tree's counts are trusted at a node of `support` pages: 0 on a domain's first
@@ -657,6 +670,10 @@ fn classify_with(
         None
     };
     let layout = listing.or(threads).or(widened);
+    if params.rules.opening_post && (claims.thread || matches!(layout, Some(Layout::Posts { .. })))
+    {
+        opening::keep_opening_post(blocks, out);
+    }
     if layout.is_none() {
         let runs = (
             params.rules.product_sections && product,

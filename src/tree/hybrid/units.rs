@@ -109,7 +109,7 @@ pub(super) fn own_chars(block: &BlockFacts<'_>) -> u64 {
 
 /// True when the tree has counted `block` on this page alone at the deciding node (every block
 /// of a domain's first page is).
-fn own_page(block: &BlockFacts<'_>) -> bool {
+pub(super) fn own_page(block: &BlockFacts<'_>) -> bool {
     block.count.is_some_and(|c| c <= 1)
 }
 
@@ -891,7 +891,7 @@ mod tests {
             let mut out = Vec::new();
             let claims = super::super::Claims {
                 declared: product.then_some(crate::tree::kind::Kind::Product),
-                documentation: false,
+                ..super::super::Claims::default()
             };
             super::super::classify(&facts, node, &Params::default(), claims, &mut out);
             let kept: Vec<&str> = blocks

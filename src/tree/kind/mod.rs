@@ -207,9 +207,21 @@ pub fn declared_kind(declared: &str) -> Option<Kind> {
 /// it. [`infer`] reads the microdata items' types after these for the reported kind; the
 /// classifier does not: read so, Stack Exchange's questions (a microdata `QAPage`) keep the
 /// comments under their answers as a thread's replies, and Steam's store pages (a microdata
-/// `Product`) lose their reviews and sections; wcxb-dev −0.0005 measured.
+/// `Product`) lose their reviews and sections; wcxb-dev −0.0005 measured. Whether any
+/// declared type or microdata item names a thread is read apart ([`declares_thread`]), for a
+/// thread's opening post alone.
 pub fn declared_main_kind(declared: &[String]) -> Option<Kind> {
     declared.iter().find_map(|t| declared_kind(t))
+}
+
+/// True when one of the types a page declares (`declared`, in JSON-LD or `og:type`) or one of
+/// its microdata items' types (`items`) names a thread ([`declared_kind`] reads it as a forum):
+/// Stack Exchange declares its `QAPage` in microdata alone.
+pub fn declares_thread(declared: &[String], items: &[String]) -> bool {
+    declared
+        .iter()
+        .chain(items)
+        .any(|t| declared_kind(t) == Some(Kind::Forum))
 }
 
 /// The page's kind from the layout its classifier found, the types it declares (in document
@@ -280,6 +292,23 @@ mod tests {
 
     fn types(t: &[&str]) -> Vec<String> {
         t.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_thread_is_declared_in_any_type_or_microdata_item() {
+        // Stack Exchange: a microdata `QAPage` only, which the page's declared kind leaves out.
+        let items = types(&["https://schema.org/QAPage", "https://schema.org/Answer"]);
+        assert!(declares_thread(&[], &items));
+        assert_eq!(declared_main_kind(&[]), None);
+        // A JSON-LD thread after the site's own types; an article, a product are no thread.
+        assert!(declares_thread(
+            &types(&["WebSite", "DiscussionForumPosting"]),
+            &[]
+        ));
+        assert!(!declares_thread(
+            &types(&["NewsArticle"]),
+            &types(&["http://schema.org/Product"])
+        ));
     }
 
     #[test]
