@@ -321,7 +321,8 @@ pub enum Reason {
     /// `hybrid` with the `precision` focus: no more than a phrase, at the kept text's edges.
     ShortText,
     /// In one of a run of alike sibling subtrees that hold the main text: a post of the thread,
-    /// an item of the listing, a section of the page.
+    /// an item of the listing, a section of the page; or the thread's opening post, set apart
+    /// before the run of its replies.
     Unit,
 }
 
