@@ -192,10 +192,23 @@ pub fn f1_with_and_without(
 /// Asserts that each of wcxb-dev's pages at `urls`, judged on a domain's first page, scores more
 /// than 0.05 of F1 higher under the default rules than with the rule named `rule` switched off.
 pub fn assert_rule_pays_on(urls: &[&str], rule: &str) {
+    assert_rule_pays_by(urls, rule, 0.05, |h, r| judge(h, r).0);
+}
+
+/// Asserts that each of wcxb-dev's pages at `urls`, its kept texts as `judge` gives them under
+/// rules (by the page's blocks alone, [`judge`], or with what the page declares,
+/// [`judge_page`]), scores more than `margin` of F1 higher under the default rules than with
+/// the rule named `rule` switched off.
+pub fn assert_rule_pays_by(
+    urls: &[&str],
+    rule: &str,
+    margin: f64,
+    judge: impl Fn(&str, Rules) -> Vec<String>,
+) {
     for (url, (html, gold, _)) in urls.iter().zip(corpus_pages("wcxb-dev", urls)) {
-        let (with, without) = f1_with_and_without(&html, &gold, rule, |h, r| judge(h, r).0);
+        let (with, without) = f1_with_and_without(&html, &gold, rule, &judge);
         assert!(
-            with > without + 0.05,
+            with > without + margin,
             "{url}: {with:.3} against {without:.3}"
         );
     }

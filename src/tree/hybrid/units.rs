@@ -727,7 +727,8 @@ struct Records {
 #[cfg(test)]
 mod tests {
     use super::super::fixtures::{
-        corpus_pages, f1_with_and_without, first_page, judge, judge_page, parse, phrases_found,
+        assert_rule_pays_by, corpus_pages, f1_with_and_without, first_page, judge, judge_page,
+        parse, phrases_found,
     };
     use super::super::{Params, Rules};
     use crate::eval::score_page;
@@ -990,14 +991,7 @@ mod tests {
             "https://www.energysage.com/solar/solar-panel-installation-guide-what-should-you-expect/",
             "https://alison.com/certificate-courses",
         ];
-        for (url, (html, gold, _)) in urls.iter().zip(corpus_pages("wcxb-dev", &urls)) {
-            let (with, without) =
-                f1_with_and_without(&html, &gold, "panels", |html, rules| judge(html, rules).0);
-            assert!(
-                with > without + 0.1,
-                "{url}: {with:.3} with, {without:.3} without"
-            );
-        }
+        assert_rule_pays_by(&urls, "panels", 0.1, |html, rules| judge(html, rules).0);
     }
 
     #[test]
